@@ -77,12 +77,17 @@ func fromLibError(file string, err error) *Error {
 
 var dupKeyRE = regexp.MustCompile(`^Key '([^']*)' has already been defined\.?$`)
 
+var mismatchRE = regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
+
 var typeMsgRE = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
 
 // tidyLibMsg rewrites the library's wording into the user's terms.
 func tidyLibMsg(msg string) string {
 	if m := dupKeyRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("%q is set twice: keep one", m[1])
+	}
+	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("wrong type: found %s, want a table", tomlKind(m[1]))
 	}
 	if m := typeMsgRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("wrong type: found %s, want %s", tomlKind(m[1]), tomlKind(m[2]))
@@ -100,6 +105,8 @@ func tomlKind(t string) string {
 		return "true or false"
 	case "struct", "map", "map[string]interface", "hash", "table":
 		return "a table"
+	case "[]map[string]any", "[]map[string]interface{}":
+		return "an array of tables ([[…]])"
 	case "int64", "integer":
 		return "an integer"
 	case "float64", "float":

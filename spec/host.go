@@ -246,6 +246,9 @@ func quoteRune(r rune) string {
 // resolvers accept ("2130706433", "0x7f.1", "127.1", "0177.0.0.1"), returning
 // it as addr. For a name, addr is invalid.
 func NormalizeHost(s string) (name string, addr netip.Addr, err error) {
+	if a, perr := netip.ParseAddr(strings.Trim(s, "[]")); perr == nil && a.Zone() != "" {
+		return "", netip.Addr{}, fmt.Errorf("host %q has a zone, which the proxy does not dial", elide(s, 60))
+	}
 	if strings.Contains(s, "%") {
 		u, uerr := url.PathUnescape(s)
 		if uerr != nil {

@@ -178,7 +178,7 @@ func checkKey(k toml.Key) string {
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if tomlName(f) == name {
+		if f.IsExported() && tomlName(f) == name {
 			return f, true
 		}
 	}
@@ -193,7 +193,9 @@ func tomlName(f reflect.StructField) string {
 func tagNames(t reflect.Type) []string {
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		out = append(out, tomlName(t.Field(i)))
+		if n := tomlName(t.Field(i)); n != "" && t.Field(i).IsExported() {
+			out = append(out, n)
+		}
 	}
 	return out
 }

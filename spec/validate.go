@@ -104,7 +104,7 @@ func checkGlob(p string) string {
 			return "\"**\" must be a whole path component, as in \"src/**/*.key\""
 		}
 		if _, err := path.Match(c, ""); err != nil {
-			return "not a valid glob: " + strings.TrimPrefix(err.Error(), "syntax error in pattern")
+			return "not a valid glob: a '[' is not closed, or a '\\' ends a component"
 		}
 	}
 	return ""
