@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian/Ubuntu), then runs every gate and
+# every test: gofmt, go vet, staticcheck, go generate drift, cross-compiles,
+# go test -race (under Xvfb and a private D-Bus), short fuzz runs, and the
+# wall's tests again as an unprivileged user. CI runs this with CI=true.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+export CI="${CI:-false}"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+
+step() { printf '\n=== %s\n' "$*"; }
+fail() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
+
+# Debian packages the tests use: the wall, GUI tests, real clients.
+apt_pkgs=(bubblewrap xvfb xauth zenity xdotool x11-utils imagemagick dbus dbus-x11
+	git curl iproute2 socat ripgrep openssh-client openssh-server procps)
+
+step "dependencies"
+command -v go >/dev/null || fail "Go is not installed: install Go 1.26 or newer (go.dev/dl) and put it on PATH"
+missing=()
+for p in "${apt_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	$sudo apt-get update -qq
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+gobin="$(go env GOPATH)/bin"
+export PATH="$gobin:$PATH"
+if ! staticcheck -version 2>/dev/null | grep -q "2026.1.2\|v0.8.2"; then
+	go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+go version
+
+step "gofmt"
+bad="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))"
+[ -z "$bad" ] || fail "gofmt needed on: $bad (run gofmt -w)"
+
+step "go vet"
+go vet ./...
+
+step "staticcheck"
+staticcheck ./...
+
+step "go generate drift"
+before="$(git diff --binary | sha256sum)"
+go generate ./...
+after="$(git diff --binary | sha256sum)"
+[ "$before" = "$after" ] || { git diff --stat; fail "generated files were stale: run go generate ./... and commit"; }
+
+step "cross-compile"
+for target in darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 linux/arm64; do
+	GOOS="${target%/*}" GOARCH="${target#*/}" CGO_ENABLED=0 go build -o /dev/null ./... || fail "build for $target failed"
+done
+for target in darwin/amd64 windows/amd64; do
+	GOOS="${target%/*}" GOARCH="${target#*/}" CGO_ENABLED=0 go vet ./... || fail "vet for $target failed"
+	GOOS="${target%/*}" GOARCH="${target#*/}" CGO_ENABLED=0 go test -exec=true -count=1 ./... >/dev/null || fail "tests for $target do not compile"
+done
+
+step "go test -race"
+export NO_AT_BRIDGE=1
+if ! xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- \
+	go test -race -count=1 -timeout 12m ./...; then
+	fail "go test failed"
+fi
+
+step "fuzz (5s each)"
+grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
+	pkg="./$(dirname "${f#./}")"
+	for fz in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -c6-); do
+		go test -run=NONE -fuzz="^${fz}\$" -fuzztime=5s "$pkg" >/tmp/lnk-fuzz.log 2>&1 || { cat /tmp/lnk-fuzz.log; fail "fuzzer $fz in $pkg failed"; }
+		echo "ok $pkg $fz"
+	done
+done
+
+step "as an unprivileged user"
+if [ "$(id -u)" = 0 ]; then
+	bash build/test-nonroot.sh
+else
+	echo "already unprivileged: the run above covers it"
+fi
+
+printf '\nall gates and tests passed\n'
