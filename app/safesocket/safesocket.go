@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 )
 
+// MaxPathLen is the longest unix socket path the kernel takes (sun_path
+// less its terminating NUL, the smaller of Linux's and macOS's).
+const MaxPathLen = 103
+
 // ErrInUse is returned by Listen when another server already answers on
 // the socket.
 var ErrInUse = errors.New("safesocket: a server already answers on this socket")

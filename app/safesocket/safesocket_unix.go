@@ -13,10 +13,6 @@ import (
 	"time"
 )
 
-// MaxPathLen is the longest socket path the kernel takes (sun_path less
-// its terminating NUL, the smaller of Linux's and macOS's).
-const MaxPathLen = 103
-
 func listen(path string) (net.Listener, func(net.Conn) (Peer, error), error) {
 	if len(path) > MaxPathLen {
 		return nil, nil, fmt.Errorf("safesocket: socket path %s is longer than %d bytes: set XDG_RUNTIME_DIR to a short folder", path, MaxPathLen)

@@ -1,0 +1,93 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/safesocket"
+)
+
+// StartTimeout bounds how long EnsureDaemon waits for a started daemon.
+var StartTimeout = 10 * time.Second
+
+// Started says what EnsureDaemon did.
+type Started struct {
+	// Started is true when EnsureDaemon started a daemon.
+	Started bool
+	// Died is true when a socket was there but nobody answered: the
+	// previous daemon died, and its sandboxes lost their network.
+	Died bool
+}
+
+// EnsureDaemon makes sure a daemon answers, starting exe ("" = this
+// program) as `exe sandbox daemon` if none does.
+func (c *Client) EnsureDaemon(ctx context.Context, exe string) (Started, error) {
+	if _, err := c.Status(ctx); err == nil || !errors.Is(err, ErrNoDaemon) {
+		return Started{}, err
+	}
+	st := Started{Started: true}
+	if _, err := os.Lstat(c.Socket); err == nil {
+		st.Died = true
+	}
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return st, fmt.Errorf("cannot find the lnk program to start the daemon: %w", err)
+		}
+	}
+	paths, err := apitype.DefaultPaths()
+	if err != nil {
+		return st, err
+	}
+	if err := spawn(exe, paths.DaemonLog(), c.Socket); err != nil {
+		return st, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		_, err := c.Status(ctx)
+		if err == nil {
+			return st, nil
+		}
+		if !errors.Is(err, ErrNoDaemon) {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("the daemon did not answer within %v: see %s", StartTimeout, paths.DaemonLog())
+		case <-time.After(delay):
+		}
+	}
+}
+
+// spawn starts the daemon detached, its output appended to logFile.
+func spawn(exe, logFile, socket string) error {
+	if err := safesocket.PrivateDir(filepath.Dir(logFile)); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("daemon log: %w", err)
+	}
+	defer out.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(exe, "sandbox", "daemon", "--socket", socket)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, out, out
+	cmd.SysProcAttr = detached()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the daemon (%s): %w", exe, err)
+	}
+	// The daemon outlives us; don't wait for it, but let the runtime free
+	// what it holds for the child.
+	return cmd.Process.Release()
+}

@@ -1,0 +1,141 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"lnk.dev/sandbox/app/apitype"
+)
+
+// Stop implements localapi.Backend: it stops one sandbox, or all live
+// ones, and returns when each is gone (bounded by twice StopGrace).
+func (d *Daemon) Stop(ctx context.Context, r *apitype.IDRequest) ([]string, error) {
+	var targets []*sandbox
+	if r.All {
+		d.mu.Lock()
+		for _, sb := range d.sandboxes {
+			if sb.finished.IsZero() {
+				targets = append(targets, sb)
+			}
+		}
+		d.mu.Unlock()
+	} else {
+		sb, err := d.get(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		fin := !sb.finished.IsZero()
+		state := sb.info.State
+		d.mu.Unlock()
+		if fin {
+			return nil, apitype.Errorf(apitype.CodeConflict, fmt.Sprintf("sandbox %s has already %s", r.ID, state))
+		}
+		targets = append(targets, sb)
+	}
+	ids := make([]string, 0, len(targets))
+	for _, sb := range targets {
+		d.stopOne(ctx, sb)
+		ids = append(ids, sb.info.ID)
+	}
+	return ids, nil
+}
+
+// stopOne cuts the sandbox's network, asks init to stop, signals it
+// SIGTERM, then SIGKILL after the grace period, and waits for the session
+// to end.
+func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
+	d.mu.Lock()
+	sb.stopping = true
+	sess := sb.sess
+	if sess == nil {
+		// Wrapped, never started: nothing runs; close the way out so a
+		// late run refuses to start.
+		sb.info.State = apitype.StateStopped
+	}
+	d.mu.Unlock()
+	sb.proxy.Stop()
+	if sess == nil {
+		d.finish(sb)
+		return
+	}
+	d.cfg.Logf("sandbox %s: stopping", sb.info.ID)
+	if sess.conn != nil {
+		sess.send("stop")
+	}
+	sess.init.Signal(syscall.SIGTERM)
+	if d.wait(ctx, sb, d.cfg.StopGrace) {
+		return
+	}
+	d.cfg.Logf("sandbox %s: init did not stop in %v: SIGKILL", sb.info.ID, d.cfg.StopGrace)
+	sess.init.Signal(os.Kill)
+	if !d.wait(ctx, sb, d.cfg.StopGrace) {
+		// The session should have dropped with init; close it ourselves.
+		if sess.conn != nil {
+			sess.conn.Close()
+		}
+		d.finish(sb)
+	}
+}
+
+// wait waits up to timeout for sb to finish.
+func (d *Daemon) wait(ctx context.Context, sb *sandbox, timeout time.Duration) bool {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-sb.done:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// Pause implements localapi.Backend.
+func (d *Daemon) Pause(_ context.Context, id string) error {
+	return d.setPaused(id, true)
+}
+
+// Resume implements localapi.Backend.
+func (d *Daemon) Resume(_ context.Context, id string) error {
+	return d.setPaused(id, false)
+}
+
+func (d *Daemon) setPaused(id string, pause bool) error {
+	sb, err := d.get(id)
+	if err != nil {
+		return err
+	}
+	sess, err := d.sessionOf(sb)
+	if err != nil {
+		return err
+	}
+	from, to, cmd := apitype.StateRunning, apitype.StatePaused, "pause"
+	if !pause {
+		from, to, cmd = apitype.StatePaused, apitype.StateRunning, "resume"
+	}
+	d.mu.Lock()
+	state := sb.info.State
+	d.mu.Unlock()
+	if state != from {
+		return apitype.Errorf(apitype.CodeConflict, fmt.Sprintf("sandbox %s is %s, not %s", id, state, from))
+	}
+	if pause {
+		sb.proxy.Pause()
+	}
+	if err := sess.send(cmd); err != nil {
+		return fmt.Errorf("%s sandbox %s: its init does not answer: %v", cmd, id, err)
+	}
+	if !pause {
+		sb.proxy.Resume()
+	}
+	d.mu.Lock()
+	if sb.info.State == from {
+		sb.info.State = to
+	}
+	d.mu.Unlock()
+	return nil
+}
