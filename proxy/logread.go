@@ -32,7 +32,9 @@ const followPoll = 200 * time.Millisecond
 // ReadLog calls fn for every record in the log folder dir that passes f,
 // oldest first (rotated files, then the current one). With follow it then
 // waits for new records, across rotations, until ctx ends or fn returns an
-// error. A line that does not parse is skipped. A missing folder is an
+// error. A line that does not parse is skipped. A follower that falls more
+// than one whole file behind (a file filled in less than 200 ms) misses
+// the files in between. A missing folder is an
 // empty log.
 func ReadLog(ctx context.Context, dir string, f Filter, follow bool, fn func(Record) error) error {
 	base := filepath.Join(dir, LogFile)
