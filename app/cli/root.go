@@ -92,6 +92,16 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 	sb.AddCommand(
 		newSpecCmd(),
 		newPermissionsCmd(),
+		newRunCmd(),
+		newWrapCmd(),
+		newListCmd(),
+		newStopCmd(),
+		newPauseCmd(),
+		newResumeCmd(),
+		newLogCmd(),
+		newStatusCmd(),
+		newDoctorCmd(),
+		newDaemonCmd(),
 	)
 	return root
 }

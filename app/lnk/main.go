@@ -4,11 +4,18 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"lnk.dev/sandbox/app/cli"
+	"lnk.dev/sandbox/app/daemon"
 )
 
 func main() {
+	// Only this package links the daemon; the CLI reaches it through this
+	// hook so that app/cli never links the proxy.
+	cli.RunDaemon = func(ctx context.Context, socket string) error {
+		return daemon.Run(ctx, daemon.Config{Socket: socket, Version: cli.Version})
+	}
 	os.Exit(cli.Main(os.Args))
 }

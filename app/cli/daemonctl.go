@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/client"
+)
+
+// Version is lnk's version, reported by `status`; release builds set it
+// with -ldflags "-X lnk.dev/sandbox/app/cli.Version=…".
+var Version = "dev"
+
+// daemonClient returns a client of a daemon that answers, starting one if
+// none does. If a dead daemon's socket was found it says so on stderr: its
+// sandboxes lost their network.
+func daemonClient(ctx context.Context, stderr io.Writer) (*client.Client, error) {
+	c := &client.Client{}
+	st, err := c.EnsureDaemon(ctx, "")
+	if st.Died {
+		fmt.Fprintf(stderr, "lnk: the daemon had stopped unexpectedly, and every sandbox it ran lost its network: started a new one\n")
+	}
+	if err != nil {
+		return nil, daemonErr(err)
+	}
+	return c, nil
+}
+
+// daemonErr turns a client error into the CLI's one-line failure.
+func daemonErr(err error) error {
+	var ae *apitype.Error
+	switch {
+	case errors.As(err, &ae) && ae.Code == apitype.CodeNotFound:
+		return failf(ExitInvalid, "%s", ae.Message)
+	case errors.As(err, &ae) && (ae.Code == apitype.CodeBadRequest || ae.Code == apitype.CodeConflict):
+		return failf(ExitInvalid, "%s", ae.Message)
+	case errors.Is(err, client.ErrNoDaemon):
+		return failf(ExitFailure, "%v: start it with 'lnk sandbox daemon', or see 'lnk sandbox doctor'", err)
+	}
+	return failf(ExitFailure, "daemon: %v: see 'lnk sandbox status' and the daemon's log", err)
+}

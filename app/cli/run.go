@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/client"
+)
+
+func newRunCmd() *cobra.Command {
+	var f wrapFlags
+	c := &cobra.Command{
+		Use:   "run [--spec FILE] [--folder DIR] [--name N] -- CMD [ARG...]",
+		Short: "Run CMD in a sandbox and exit with its exit code",
+		Long: `Run CMD in a sandbox: wrap, then run the confining command with this
+terminal's stdin, stdout and stderr. Ctrl-C and other signals are passed to
+the command. lnk exits with the command's exit code (128+N when signal N
+ended it); lnk's own failures exit 125 (see 'lnk sandbox --help').`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			resp, err := f.wrap(c.Context(), c.ErrOrStderr(), args)
+			if err != nil {
+				return err
+			}
+			return runWrapped(c, resp)
+		},
+	}
+	f.add(c)
+	return c
+}
+
+// runWrapped runs the confining command, passing signals on, and mirrors
+// its exit code.
+func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
+	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
+	cmd.Env, cmd.Dir = w.Env, w.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
+	cmd.SysProcAttr = ownGroup()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return failf(ExitFailure, "cannot start the sandbox (%s): %v: see 'lnk sandbox doctor'", w.Argv[0], err)
+	}
+	done := make(chan struct{})
+	go forwardSignals(sigs, done, cmd.Process, w.ID)
+	err := cmd.Wait()
+	close(done)
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return failf(ExitFailure, "the sandbox failed: %v", err)
+	}
+	return &exitError{code: exitCode(ee)}
+}
+
+// forwardSignals passes each signal lnk receives to the sandbox's init
+// (which passes it to the command), or to the wall's process while init's
+// pid is not known yet.
+func forwardSignals(sigs <-chan os.Signal, done <-chan struct{}, wall *os.Process, id string) {
+	initPID := 0
+	for {
+		select {
+		case <-done:
+			return
+		case s := <-sigs:
+			if initPID == 0 {
+				initPID = lookupInit(id)
+			}
+			if initPID == 0 || signalPID(initPID, s) != nil {
+				wall.Signal(s)
+			}
+		}
+	}
+}
+
+// lookupInit asks the daemon for the host pid of the sandbox's init.
+func lookupInit(id string) int {
+	list, err := (&client.Client{}).List(context.Background())
+	if err != nil {
+		return 0
+	}
+	for _, s := range list {
+		if s.ID == id && s.State != apitype.StateExited && s.State != apitype.StateStopped {
+			return s.InitPID
+		}
+	}
+	return 0
+}
