@@ -81,6 +81,7 @@ type Proxy struct {
 	rp        *httputil.ReverseProxy
 	own       ownAddrs
 	dialer    net.Dialer
+	srvOnce   sync.Once // starts srv on the first Serve
 
 	mu        sync.Mutex // guards the fields below
 	conns     map[io.Closer]struct{}
@@ -148,7 +149,6 @@ func New(cfg Config) (*Proxy, error) {
 		ConnContext:       connContext,
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
-	go p.srv.Serve(p.hl)
 	return p, nil
 }
 
@@ -170,6 +170,7 @@ func (p *Proxy) Serve(l net.Listener) error {
 	}
 	p.listeners[l] = struct{}{}
 	p.mu.Unlock()
+	p.srvOnce.Do(func() { go p.srv.Serve(p.hl) })
 	defer func() {
 		p.mu.Lock()
 		delete(p.listeners, l)
