@@ -44,9 +44,9 @@ func (d *Daemon) Stop(ctx context.Context, r *apitype.IDRequest) ([]string, erro
 	return ids, nil
 }
 
-// stopOne cuts the sandbox's network, asks init to stop, signals it
-// SIGTERM, then SIGKILL after the grace period, and waits for the session
-// to end.
+// stopOne asks init to stop, cuts the sandbox's network (which also
+// closes the session), signals init SIGTERM and, if it is still there
+// after the grace period, SIGKILL. It returns once init is gone (bounded).
 func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 	d.mu.Lock()
 	sb.stopping = true
@@ -57,7 +57,6 @@ func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 		sb.info.State = apitype.StateStopped
 	}
 	d.mu.Unlock()
-	sb.proxy.Stop()
 	if sess == nil {
 		d.finish(sb)
 		return
@@ -66,32 +65,33 @@ func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 	if sess.conn != nil {
 		sess.send("stop")
 	}
+	sb.proxy.Stop()
 	sess.init.Signal(syscall.SIGTERM)
-	if d.wait(ctx, sb, d.cfg.StopGrace) {
-		return
+	if !waitGone(ctx, sess.init, d.cfg.StopGrace) {
+		d.cfg.Logf("sandbox %s: init did not stop in %v: SIGKILL", sb.info.ID, d.cfg.StopGrace)
+		sess.init.Signal(os.Kill)
+		waitGone(ctx, sess.init, d.cfg.StopGrace)
 	}
-	d.cfg.Logf("sandbox %s: init did not stop in %v: SIGKILL", sb.info.ID, d.cfg.StopGrace)
-	sess.init.Signal(os.Kill)
-	if !d.wait(ctx, sb, d.cfg.StopGrace) {
-		// The session should have dropped with init; close it ourselves.
-		if sess.conn != nil {
-			sess.conn.Close()
-		}
-		d.finish(sb)
-	}
+	d.mu.Lock()
+	sb.info.State = apitype.StateStopped
+	d.mu.Unlock()
+	d.finish(sb)
 }
 
-// wait waits up to timeout for sb to finish.
-func (d *Daemon) wait(ctx context.Context, sb *sandbox, timeout time.Duration) bool {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-sb.done:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
+// waitGone polls (bounded by timeout) until p has exited. p is not our
+// child, so it cannot be waited for; on Linux it is a pidfd, so a reused
+// pid never looks alive.
+func waitGone(ctx context.Context, p *os.Process, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if err := p.Signal(syscall.Signal(0)); err != nil {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(delay)
 	}
-	return false
 }
 
 // Pause implements localapi.Backend.

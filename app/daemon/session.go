@@ -139,15 +139,15 @@ func (d *Daemon) sessionEnded(sb *sandbox, code *int) {
 		sb.info.State = apitype.StateStopped
 	} else {
 		sb.info.State = apitype.StateExited
-	}
-	if code == nil {
-		c := -1
-		code = &c
+		if code == nil {
+			c := -1
+			code = &c
+		}
 	}
 	sb.info.ExitCode = code
 	state := sb.info.State
 	d.mu.Unlock()
-	d.cfg.Logf("sandbox %s: %s (code %d)", sb.info.ID, state, *code)
+	d.cfg.Logf("sandbox %s: session ended: %s", sb.info.ID, state)
 	d.finish(sb)
 }
 
