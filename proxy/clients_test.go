@@ -2,11 +2,12 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"crypto/rand"
 	"crypto/sha256"
 	"io"
 	"net"
-	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -271,7 +272,7 @@ func dialConnect(proxyAddr, target string) (net.Conn, error) {
 	}
 	if !bytes.HasPrefix(hdr, []byte("HTTP/1.1 200")) {
 		c.Close()
-		return nil, &http.ProtocolError{ErrorString: "CONNECT: " + string(hdr)}
+		return nil, errors.New("CONNECT: " + string(hdr))
 	}
 	return c, nil
 }
@@ -294,7 +295,7 @@ func dialSOCKS(proxyAddr, host string, port int) (net.Conn, error) {
 	}
 	if rep[1] != 2 || rep[3] != 0 || rep[5] != 0 {
 		c.Close()
-		return nil, &http.ProtocolError{ErrorString: "socks reply " + string(rep)}
+		return nil, fmt.Errorf("socks reply % x", rep)
 	}
 	return c, nil
 }

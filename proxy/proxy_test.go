@@ -335,7 +335,6 @@ func TestStopAndPause(t *testing.T) {
 	if got := rawRequest(t, e.tcp, "GET http://web.lnk.test/ HTTP/1.1\r\nHost: web.lnk.test\r\n"+authHeader()+"\r\n"); got != "" {
 		t.Fatalf("past the hold: %q", got)
 	}
-	t0 := time.Now()
 	e.p.Resume()
 	select {
 	case <-done: // the echo server is no HTTP server: any answer will do
@@ -343,7 +342,7 @@ func TestStopAndPause(t *testing.T) {
 		t.Fatal("resume did not release the request")
 	}
 	// Stop closes every tunnel at once and refuses new connections.
-	t0 = time.Now()
+	t0 := time.Now()
 	e.p.Stop()
 	for _, c := range tunnels {
 		c.SetReadDeadline(time.Now().Add(2 * time.Second))
