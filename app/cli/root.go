@@ -102,6 +102,8 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 		newStatusCmd(),
 		newDoctorCmd(),
 		newDaemonCmd(),
+		newConnectCmd(),
+		newInitCmd(),
 	)
 	return root
 }

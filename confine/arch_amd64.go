@@ -1,0 +1,7 @@
+//go:build linux
+
+package confine
+
+import "golang.org/x/sys/unix"
+
+func auditArch() (arch uint32, x32, ok bool) { return unix.AUDIT_ARCH_X86_64, true, true }

@@ -1,0 +1,263 @@
+package confine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// made is something the guard created on the host, to remove afterwards.
+type made struct {
+	path  string
+	dir   bool
+	ino   uint64
+	place bool // a placeholder (removed if still empty); else a parent (removed if empty)
+}
+
+type guardOpts struct {
+	keepSession bool
+	create      []placeholder
+	newRepo     []string
+	argv        []string
+}
+
+func parseGuardArgs(args []string) (*guardOpts, error) {
+	o := &guardOpts{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			o.argv = args[i+1:]
+			if len(o.argv) == 0 {
+				return nil, errors.New("guard: no bwrap command after --")
+			}
+			return o, nil
+		case a == "--keep-session":
+			o.keepSession = true
+		case i+1 >= len(args):
+			return nil, fmt.Errorf("guard: %s needs a value", a)
+		case a == "--create":
+			i++
+			kind, path, ok := strings.Cut(args[i], ":")
+			if !ok || (kind != "f" && kind != "d") || !filepath.IsAbs(path) {
+				return nil, fmt.Errorf("guard: bad --create %q", args[i])
+			}
+			o.create = append(o.create, placeholder{filepath.Clean(path), kind == "d"})
+		case a == "--new-repo":
+			i++
+			if !filepath.IsAbs(args[i]) {
+				return nil, fmt.Errorf("guard: bad --new-repo %q", args[i])
+			}
+			o.newRepo = append(o.newRepo, filepath.Clean(args[i]))
+		default:
+			return nil, fmt.Errorf("guard: unknown flag %s", a)
+		}
+	}
+	return nil, errors.New("guard: no bwrap command after --")
+}
+
+// runGuard runs outside the wall: it makes the placeholders, runs bwrap,
+// passes signals to init, and when the sandbox has ended removes what it
+// made and tidies the config of a repository the sandbox created.
+func runGuard(args []string) int {
+	o, err := parseGuardArgs(args)
+	if err != nil {
+		return initFail("%v: this is lnk's own command line, run through lnk sandbox run", err)
+	}
+	var ms []made
+	defer func() { cleanup(ms) }()
+	for _, g := range o.newRepo {
+		if ms, err = makeDir(ms, g, 0o755, false); err != nil {
+			return initFail("cannot prepare %s: %v: the command did not run", g, err)
+		}
+	}
+	for _, c := range o.create {
+		if ms, err = makePlaceholder(ms, c); err != nil {
+			return initFail("cannot protect %s: %v: the command did not run", c.path, err)
+		}
+	}
+	code := runBwrap(o)
+	for _, g := range o.newRepo {
+		tidyNewRepo(ms, g)
+	}
+	return code
+}
+
+// runBwrap starts bwrap with the terminal's SIGINT and SIGQUIT ignored
+// (so they do not kill bwrap and, with it, the sandbox), then forwards
+// signals to init by the pid bwrap reports on fd 3.
+func runBwrap(o *guardOpts) int {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return initFail("guard: %v", err)
+	}
+	signal.Ignore(unix.SIGINT, unix.SIGQUIT)
+	cmd := exec.Command(o.argv[0], o.argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{pw}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return initFail("cannot start bwrap (%v): install the bubblewrap package", err)
+	}
+	pw.Close()
+	var initPid atomic.Int64
+	go func() {
+		var info struct {
+			Pid int `json:"child-pid"`
+		}
+		data, _ := io.ReadAll(io.LimitReader(pr, 4096))
+		pr.Close()
+		if json.Unmarshal(bytes.TrimSpace(firstLine(data)), &info) == nil {
+			initPid.Store(int64(info.Pid))
+		}
+	}()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGHUP, unix.SIGUSR1, unix.SIGUSR2)
+	defer signal.Stop(sigs)
+	go func() {
+		for s := range sigs {
+			if o.keepSession && (s == unix.SIGINT || s == unix.SIGQUIT) {
+				continue // the terminal sends these to the command itself
+			}
+			if pid := int(initPid.Load()); pid > 0 {
+				_ = unix.Kill(pid, s.(syscall.Signal))
+			} else {
+				_ = cmd.Process.Signal(s)
+			}
+		}
+	}()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	return initFail("bwrap: %v", err)
+}
+
+func firstLine(b []byte) []byte {
+	// bwrap writes one JSON object; take the first.
+	if i := bytes.IndexByte(b, '}'); i >= 0 {
+		return b[:i+1]
+	}
+	return b
+}
+
+// makeDir creates dir and its missing parents, recording each it made.
+func makeDir(ms []made, dir string, mode os.FileMode, place bool) ([]made, error) {
+	if _, err := os.Lstat(dir); err == nil {
+		return ms, nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		var err error
+		if ms, err = makeDir(ms, parent, 0o755, false); err != nil {
+			return ms, err
+		}
+	}
+	if err := os.Mkdir(dir, mode); err != nil {
+		return ms, err
+	}
+	if err := os.Chmod(dir, mode); err != nil { // umask
+		return ms, err
+	}
+	return append(ms, made{path: dir, dir: true, ino: inode(dir), place: place}), nil
+}
+
+// makePlaceholder creates an empty read-only file or folder at c.path, or
+// adopts one a killed run left; an existing real file is left alone (the
+// wall binds it read-only).
+func makePlaceholder(ms []made, c placeholder) ([]made, error) {
+	if _, err := os.Lstat(c.path); err == nil {
+		if dir, ok := isPlaceholder(c.path); ok {
+			ms = append(ms, made{path: c.path, dir: dir, ino: inode(c.path), place: true})
+		}
+		return ms, nil
+	}
+	var err error
+	if ms, err = makeDir(ms, filepath.Dir(c.path), 0o755, false); err != nil {
+		return ms, err
+	}
+	if c.dir {
+		return makeDir(ms, c.path, placeholderDirMode, true)
+	}
+	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderFileMode)
+	if err != nil {
+		return ms, err
+	}
+	f.Close()
+	if err := os.Chmod(c.path, placeholderFileMode); err != nil {
+		return ms, err
+	}
+	return append(ms, made{path: c.path, ino: inode(c.path), place: true}), nil
+}
+
+// cleanup removes, newest first, what the guard made, if it is still the
+// same, empty file or folder.
+func cleanup(ms []made) {
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		if inode(m.path) != m.ino {
+			continue
+		}
+		if m.place && !m.dir {
+			if fi, err := os.Lstat(m.path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+				_ = os.Remove(m.path)
+			}
+			continue
+		}
+		if m.place {
+			_ = os.Chmod(m.path, 0o755)
+		}
+		if err := unix.Rmdir(m.path); err != nil && m.place {
+			_ = os.Chmod(m.path, placeholderDirMode)
+		}
+	}
+}
+
+// tidyNewRepo keeps, in the config of a repository the sandbox created,
+// only settings that run nothing (see sanitizeGitConfig).
+func tidyNewRepo(ms []made, gitDir string) {
+	created := false
+	for _, m := range ms {
+		created = created || m.path == gitDir
+	}
+	cfg := filepath.Join(gitDir, "config")
+	data, err := os.ReadFile(cfg)
+	if !created || err != nil {
+		return
+	}
+	clean, dropped := sanitizeGitConfig(data)
+	if len(dropped) == 0 {
+		return
+	}
+	tmp := cfg + ".lnk-tmp"
+	if os.WriteFile(tmp, clean, 0o644) == nil && os.Rename(tmp, cfg) == nil {
+		fmt.Fprintf(os.Stderr, "lnk: removed from %s what could run programs outside the sandbox: %s\n", cfg, strings.Join(dropped, ", "))
+	}
+}
+
+func inode(path string) uint64 {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return 0
+	}
+	return st.Ino
+}

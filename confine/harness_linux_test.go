@@ -1,0 +1,241 @@
+package confine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lnk.dev/sandbox/build/testenv"
+	"lnk.dev/sandbox/spec"
+)
+
+// lnkBinary is the lnk built once for the run (or LNK_TEST_BINARY, for a
+// compiled test binary run as another user).
+var lnkBinary string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if p := os.Getenv("LNK_TEST_BINARY"); p != "" {
+			lnkBinary = p
+			return m.Run()
+		}
+		dir, err := os.MkdirTemp("", "lnk-confine-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		if err := os.Chmod(dir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		lnkBinary = filepath.Join(dir, "lnk")
+		out, err := exec.Command("go", "build", "-o", lnkBinary, "lnk.dev/sandbox/app/lnk").CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "building lnk: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+const (
+	testID     = "sbx-test"
+	testSecret = "s3cret-pass"
+)
+
+// fakeProxy stands for engineer B's proxy: on a unix socket it answers
+// /health, refuses /session (no daemon) unless session is set, and opens
+// CONNECT tunnels to loopback addresses only.
+type fakeProxy struct {
+	socket   string
+	srv      *http.Server
+	mu       sync.Mutex
+	connects []string
+	session  func(c net.Conn, br *bufio.ReadWriter) // daemon side of a session, or nil
+	health   int                                    // status for /health; 0 = 200
+}
+
+func startFakeProxy(t *testing.T) *fakeProxy {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "lnk-px-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	p := &fakeProxy{socket: filepath.Join(dir, "proxy.sock")}
+	l, err := net.Listen("unix", p.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(l) }()
+	t.Cleanup(func() { p.srv.Close() })
+	return p
+}
+
+func (p *fakeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(testID+":"+testSecret))
+	if r.Header.Get("Proxy-Authorization") != want {
+		http.Error(w, "proxy credentials needed", http.StatusProxyAuthRequired)
+		return
+	}
+	switch {
+	case r.Method == http.MethodConnect:
+		p.connect(w, r)
+	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/health":
+		if p.health != 0 {
+			w.WriteHeader(p.health)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/session" && p.session != nil:
+		c, brw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: lnk-session\r\n\r\n")
+		p.session(c, brw)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (p *fakeProxy) connect(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.connects = append(p.connects, r.Host)
+	p.mu.Unlock()
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil || (host != "127.0.0.1" && host != "localhost") {
+		http.Error(w, "only loopback in tests", http.StatusForbidden)
+		return
+	}
+	up, err := net.Dial("tcp", r.Host)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	c, brw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+	go func() { _, _ = io.Copy(up, brw); up.Close() }()
+	_, _ = io.Copy(c, up)
+	c.Close()
+}
+
+// box is one test sandbox: a home with secrets, a folder, a spec.
+type box struct {
+	t      *testing.T
+	home   string
+	folder string
+	proxy  *fakeProxy
+	spec   string // TOML; "" = allow_write ["."]
+	keep   bool
+}
+
+func newBox(t *testing.T) *box {
+	t.Helper()
+	testenv.NeedBwrap(t)
+	root := t.TempDir()
+	b := &box{t: t, home: filepath.Join(root, "home"), folder: filepath.Join(root, "home", "work")}
+	for _, d := range []string{b.folder, filepath.Join(b.home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(b.home, ".ssh", "id_ed25519"), "PRIVATE KEY")
+	writeFile(t, filepath.Join(b.home, "notes.txt"), "home notes")
+	b.proxy = startFakeProxy(t)
+	return b
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *box) policy() *spec.Policy {
+	b.t.Helper()
+	text := b.spec
+	if text == "" {
+		text = "[filesystem]\nallow_write = [\".\"]\n"
+	}
+	s, err := spec.Parse("test.toml", []byte(text))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	env := spec.Env{Home: b.home, Folder: b.folder, Path: "/usr/bin:/bin",
+		Link: spec.DefaultLinkDirs(b.home, "", "", "", "")}
+	p, err := spec.Resolve(s, "test.toml", env)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return p
+}
+
+func (b *box) request(argv ...string) *Request {
+	return &Request{
+		Policy: b.policy(), Argv: argv,
+		Env:       []string{"PATH=/usr/bin:/bin", "HOME=" + b.home, "LANG=C"},
+		SandboxID: testID, Secret: testSecret, LnkPath: lnkBinary,
+		ProxySocket: b.proxy.socket, ProxyPort: 3128, KeepSession: b.keep,
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs argv in the sandbox with stdin and a time limit.
+func (b *box) run(stdin string, argv ...string) result {
+	b.t.Helper()
+	cmd, err := Wrap(b.request(argv...))
+	if err != nil {
+		b.t.Fatalf("Wrap: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	c.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err = c.Run()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("run: %v", err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// sh runs a shell script in the sandbox.
+func (b *box) sh(script string) result {
+	b.t.Helper()
+	return b.run("", "/bin/sh", "-c", script)
+}

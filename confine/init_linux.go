@@ -1,0 +1,298 @@
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exit codes of init and the guard besides the command's own.
+const (
+	exitFailure  = 125 // lnk failed; the command did not run (or was stopped for safety)
+	exitNoExec   = 126 // the command may not run here
+	exitNotFound = 127 // the command does not exist
+)
+
+// RunInit is the body of the hidden verb `lnk sandbox init`: the guard
+// outside the wall (--guard), or init, the first process inside it.
+func RunInit(args []string) int {
+	if len(args) > 0 && args[0] == "--guard" {
+		return runGuard(args[1:])
+	}
+	return runInner(args)
+}
+
+type initOpts struct {
+	keepSession bool
+	rules       landlockRules
+	gitIgnore   []string
+	argv        []string
+}
+
+func parseInitArgs(args []string) (*initOpts, error) {
+	o := &initOpts{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			o.argv = args[i+1:]
+			break
+		}
+		if a == "--keep-session" {
+			o.keepSession = true
+			continue
+		}
+		if i+1 >= len(args) {
+			return nil, fmt.Errorf("init: %s needs a value", a)
+		}
+		v := args[i+1]
+		i++
+		switch a {
+		case "--x":
+			o.rules.exec = append(o.rules.exec, v)
+		case "--w":
+			o.rules.write = append(o.rules.write, v)
+		case "--git-ignore":
+			o.gitIgnore = append(o.gitIgnore, v)
+		default:
+			return nil, fmt.Errorf("init: unknown flag %s", a)
+		}
+	}
+	if len(o.argv) == 0 {
+		return nil, errors.New("init: no command after --")
+	}
+	return o, nil
+}
+
+func initFail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "lnk: "+format+"\n", args...)
+	return exitFailure
+}
+
+// proxyCreds reads the sandbox's credentials and port from HTTP_PROXY,
+// which the wall sets (so no secret is on a command line).
+func proxyCreds() (user, pass string, port int, err error) {
+	u, err := url.Parse(os.Getenv("HTTP_PROXY"))
+	if err != nil || u.User == nil || u.Port() == "" {
+		return "", "", 0, errors.New("init: HTTP_PROXY does not carry the sandbox's proxy: run commands with lnk sandbox run or wrap")
+	}
+	pass, _ = u.User.Password()
+	port, _ = strconv.Atoi(u.Port())
+	return u.User.Username(), pass, port, nil
+}
+
+func runInner(args []string) int {
+	// Not dumpable: the child cannot ptrace init or read its memory.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return initFail("init: cannot make itself undumpable: %v", err)
+	}
+	o, err := parseInitArgs(args)
+	if err != nil {
+		return initFail("%v: this is lnk's own command line, run through lnk sandbox run", err)
+	}
+	user, pass, port, err := proxyCreds()
+	if err != nil {
+		return initFail("%v", err)
+	}
+	prepareRunDir(o.gitIgnore)
+	r, err := startRelay(port, InnerSocket)
+	if err != nil {
+		return initFail("%v: the command did not run", err)
+	}
+	defer r.close()
+	if err := checkHealth(port, user, pass); err != nil {
+		return initFail("the sandbox's way out is not there (%v): the command did not run; check that lnk's daemon runs (lnk sandbox daemon)", err)
+	}
+	sess, err := openSession(InnerSocket, user, pass)
+	if err != nil {
+		return initFail("%v: the command did not run", err)
+	}
+	o.rules.write = append(o.rules.write, "/tmp", "/dev/shm")
+	o.rules.files = append(o.rules.files, "/dev")
+	return supervise(o, sess)
+}
+
+// prepareRunDir writes the helpers init offers inside: the BROWSER shim,
+// an empty git template folder (git init copies no hooks) and git's
+// ignore file naming the placeholders.
+func prepareRunDir(ignore []string) {
+	_ = os.MkdirAll(RunDir+"/bin", 0o755)
+	_ = os.MkdirAll(RunDir+"/git-template", 0o755)
+	shim := "#!/bin/sh\n" +
+		"if ! " + InnerLnk + " sandbox open --help >/dev/null 2>&1; then\n" +
+		"  echo \"lnk: cannot open $1: this lnk has no open bridge yet; open the page outside the sandbox\" >&2\n" +
+		"  exit 1\nfi\nexec " + InnerLnk + " sandbox open -- \"$@\"\n"
+	_ = os.WriteFile(InnerOpener, []byte(shim), 0o755)
+	var b strings.Builder
+	if home, err := os.UserHomeDir(); err == nil {
+		cfg := os.Getenv("XDG_CONFIG_HOME")
+		if cfg == "" {
+			cfg = filepath.Join(home, ".config")
+		}
+		if data, err := os.ReadFile(filepath.Join(cfg, "git", "ignore")); err == nil && len(data) < 1<<20 {
+			b.Write(data)
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("# lnk's placeholders for protected names\n")
+	for _, n := range ignore {
+		b.WriteString("/" + n + "\n")
+	}
+	_ = os.WriteFile(RunDir+"/gitignore", []byte(b.String()), 0o444)
+}
+
+// startChild starts the command on a thread of its own that takes on
+// Landlock and seccomp first; the child inherits both from that thread.
+// The thread is never given back to the runtime, so it dies with its
+// goroutine and the rest of init stays unconfined.
+func startChild(o *initOpts, path string) (int, error) {
+	type result struct {
+		pid int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := restrictThread(o.rules); err != nil {
+			done <- result{err: err}
+			return
+		}
+		if err := loadSeccomp(); err != nil {
+			done <- result{err: err}
+			return
+		}
+		attr := &os.ProcAttr{
+			Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+			Env:   os.Environ(),
+			Sys:   &syscall.SysProcAttr{Setpgid: !o.keepSession},
+		}
+		p, err := os.StartProcess(path, o.argv, attr)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{pid: p.Pid}
+	}()
+	r := <-done
+	return r.pid, r.err
+}
+
+// supervise starts the child, forwards signals, follows the session,
+// reaps every process and returns the child's exit code.
+func supervise(o *initOpts, sess *session) int {
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, unix.SIGCHLD, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2)
+	path, err := exec.LookPath(o.argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lnk: %s: command not found in the sandbox\n", o.argv[0])
+		return exitNotFound
+	}
+	pid, err := startChild(o, path)
+	switch {
+	case errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EACCES):
+		fmt.Fprintf(os.Stderr, "lnk: %s may not run in this sandbox: add it (or its folder) to [commands] allow in the spec\n", path)
+		return exitNoExec
+	case err != nil:
+		return initFail("%v: the command did not run", err)
+	}
+	sess.send(map[string]any{"event": "start", "pid": pid})
+	code := -1
+	for code < 0 {
+		select {
+		case s := <-sigs:
+			if s == unix.SIGCHLD {
+				code = reap(pid)
+				continue
+			}
+			forward(pid, o.keepSession, s.(syscall.Signal))
+		case cmd, ok := <-sess.commands():
+			if c := command(cmd, ok); c >= 0 {
+				killAll()
+				return c
+			}
+		}
+	}
+	killAll()
+	sess.send(map[string]any{"event": "exit", "code": code})
+	return code
+}
+
+// command carries out a daemon command; it returns an exit code when init
+// must end.
+func command(cmd string, ok bool) int {
+	switch {
+	case !ok:
+		fmt.Fprintf(os.Stderr, "lnk: %v\n", errDaemonGone)
+		return exitFailure
+	case cmd == "stop":
+		return 128 + int(unix.SIGTERM)
+	case cmd == "pause":
+		_ = unix.Kill(-1, unix.SIGSTOP)
+	case cmd == "resume":
+		_ = unix.Kill(-1, unix.SIGCONT)
+	}
+	return -1
+}
+
+// forward passes a signal to the child's process group (to the child
+// alone when it shares the caller's terminal, where the terminal's own
+// signals reach it directly).
+func forward(pid int, keepSession bool, s syscall.Signal) {
+	if keepSession {
+		if s == unix.SIGINT || s == unix.SIGQUIT {
+			return
+		}
+		_ = unix.Kill(pid, s)
+		return
+	}
+	_ = unix.Kill(-pid, s)
+}
+
+// reap collects every exited process; it returns the child's exit code
+// once the child has exited, else -1.
+func reap(child int) int {
+	code := -1
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return code
+		}
+		if pid != child {
+			continue
+		}
+		switch {
+		case ws.Exited():
+			code = ws.ExitStatus()
+		case ws.Signaled():
+			code = 128 + int(ws.Signal())
+		}
+	}
+}
+
+// killAll ends every other process of the sandbox (init is pid 1 of its
+// pid namespace) and reaps them, for at most a second.
+func killAll() {
+	_ = unix.Kill(-1, unix.SIGKILL)
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.ECHILD) {
+			return
+		}
+		if pid <= 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
