@@ -221,23 +221,24 @@ func TestMalformedHTTP(t *testing.T) {
 func TestNoSmuggling(t *testing.T) {
 	e := startProxy(t, loopPolicy(t), nil)
 	type seen struct {
-		method, path, host, body, cl string
+		method, path, host, body, cl, hop string
 	}
 	got := make(chan seen, 10)
 	_, port := upstream(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		got <- seen{r.Method, r.URL.Path, r.Host, string(b), r.Header.Get("Content-Length")}
+		hop := r.Header.Get("Proxy-Authorization") + r.Header.Get("Proxy-Connection") + r.Header.Get("X-Hop") + r.Header.Get("Keep-Alive") + r.Header.Get("X-Forwarded-For")
+		got <- seen{r.Method, r.URL.Path, r.Host, string(b), r.Header.Get("Content-Length"), hop}
 	}))
 	smuggled := "GET /admin HTTP/1.1\r\nHost: web.lnk.test\r\n\r\n"
 	body := "0\r\n\r\n" + smuggled
 	req := "POST http://web.lnk.test:" + port + "/a HTTP/1.1\r\nHost: evil.lnk.test\r\n" + authHeader() +
-		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + body
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nTransfer-Encoding: chunked\r\nConnection: close, X-Hop\r\nX-Hop: 1\r\nProxy-Connection: keep-alive\r\nKeep-Alive: 5\r\n\r\n" + body
 	resp := rawRequest(t, e.tcp, req)
 	if !strings.HasPrefix(resp, "HTTP/1.1 200") {
 		t.Fatalf("got %q", resp)
 	}
 	s := <-got
-	if s.method != "POST" || s.path != "/a" || s.body != "" || s.host != "web.lnk.test:"+port || s.cl != "" && s.cl != "0" {
+	if s.method != "POST" || s.path != "/a" || s.body != "" || s.host != "web.lnk.test:"+port || s.cl != "" && s.cl != "0" || s.hop != "" {
 		t.Fatalf("upstream saw %+v", s)
 	}
 	select {
@@ -442,5 +443,58 @@ func TestDialTimeoutContext(t *testing.T) {
 	v := e.p.decide(context.Background(), "nowhere.invalid", 80)
 	if v.allow || v.rule != "resolve" {
 		t.Fatalf("%+v", v)
+	}
+}
+
+func TestIdleTunnelAndConnLimit(t *testing.T) {
+	e := startProxy(t, loopPolicy(t), func(l *limits) { l.tunnelIdle = 400 * time.Millisecond; l.maxConns = 3 })
+	eport := echoServer(t)
+	// A tunnel that keeps moving bytes one way outlives the idle time.
+	busy := connectTunnel(t, e.tcp, "echo.lnk.test:"+eport)
+	defer busy.Close()
+	for i := 0; i < 10; i++ {
+		busy.Write([]byte("x"))
+		busy.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := io.ReadFull(busy, make([]byte, 1)); err != nil {
+			t.Fatalf("busy tunnel closed after %d: %v", i, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// A silent one is closed after one to two idle times.
+	idle := connectTunnel(t, e.tcp, "echo.lnk.test:"+eport)
+	defer idle.Close()
+	t0 := time.Now()
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err == nil || strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("idle tunnel not closed: %v", err)
+	}
+	if d := time.Since(t0); d < 150*time.Millisecond || d > 3*time.Second {
+		t.Fatalf("idle tunnel closed after %v", d)
+	}
+	e.log.waitRecord(t, func(r Record) bool { return r.Error == errIdle.Error() })
+	// At most maxConns client connections at once.
+	busy.Close()
+	for i := 0; ; i++ {
+		e.p.mu.Lock()
+		n := e.p.active
+		e.p.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if i > 200 {
+			t.Fatalf("%d connections still open", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var open []net.Conn
+	for i := 0; i < 3; i++ {
+		open = append(open, connectTunnel(t, e.tcp, "echo.lnk.test:"+eport))
+	}
+	if got := rawRequest(t, e.tcp, "GET http://lnk.sandbox/health HTTP/1.1\r\nHost: x\r\n"+authHeader()+"\r\n"); got != "" {
+		t.Fatalf("over the limit: %q", got)
+	}
+	e.log.waitRecord(t, func(r Record) bool { return r.Rule == "too many connections at once" })
+	for _, c := range open {
+		c.Close()
 	}
 }
