@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"lnk.dev/sandbox/app/apitype"
-	"lnk.dev/sandbox/app/client"
 )
 
 func newRunCmd() *cobra.Command {
@@ -49,7 +47,7 @@ func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
 		return failf(ExitFailure, "cannot start the sandbox (%s): %v: see 'lnk sandbox doctor'", w.Argv[0], err)
 	}
 	done := make(chan struct{})
-	go forwardSignals(sigs, done, cmd.Process, w.ID)
+	go forwardSignals(sigs, done, cmd.Process)
 	err := cmd.Wait()
 	close(done)
 	if err == nil {
@@ -62,36 +60,16 @@ func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
 	return &exitError{code: exitCode(ee)}
 }
 
-// forwardSignals passes each signal lnk receives to the sandbox's init
-// (which passes it to the command), or to the wall's process while init's
-// pid is not known yet.
-func forwardSignals(sigs <-chan os.Signal, done <-chan struct{}, wall *os.Process, id string) {
-	initPID := 0
+// forwardSignals passes each signal lnk receives to the wall's process
+// (on Linux lnk's guard, which passes it to init, which passes it to the
+// command).
+func forwardSignals(sigs <-chan os.Signal, done <-chan struct{}, wall *os.Process) {
 	for {
 		select {
 		case <-done:
 			return
 		case s := <-sigs:
-			if initPID == 0 {
-				initPID = lookupInit(id)
-			}
-			if initPID == 0 || signalPID(initPID, s) != nil {
-				wall.Signal(s)
-			}
+			wall.Signal(s)
 		}
 	}
-}
-
-// lookupInit asks the daemon for the host pid of the sandbox's init.
-func lookupInit(id string) int {
-	list, err := (&client.Client{}).List(context.Background())
-	if err != nil {
-		return 0
-	}
-	for _, s := range list {
-		if s.ID == id && s.State != apitype.StateExited && s.State != apitype.StateStopped {
-			return s.InitPID
-		}
-	}
-	return 0
 }

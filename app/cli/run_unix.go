@@ -16,8 +16,6 @@ var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sys
 // than killing the wall.
 func ownGroup() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
-func signalPID(pid int, s os.Signal) error { return syscall.Kill(pid, s.(syscall.Signal)) }
-
 // exitCode mirrors a finished command: its code, or 128+N for signal N.
 func exitCode(ee *exec.ExitError) int {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

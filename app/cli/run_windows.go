@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -10,7 +9,5 @@ import (
 var forwarded = []os.Signal{os.Interrupt}
 
 func ownGroup() *syscall.SysProcAttr { return nil }
-
-func signalPID(int, os.Signal) error { return errors.New("not supported") }
 
 func exitCode(ee *exec.ExitError) int { return ee.ExitCode() }

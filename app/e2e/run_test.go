@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"lnk.dev/sandbox/app/apitype"
+)
+
+// A fresh machine: no daemon, no set-up. run starts the daemon itself.
+func TestRunAutoStartsDaemon(t *testing.T) {
+	w := newWorld(t, true)
+	if pid := w.daemonPID(); pid != 0 {
+		t.Fatalf("a daemon runs before the first call: %d", pid)
+	}
+	r := w.lnk("run", "--", "true")
+	if r.code != 0 {
+		t.Fatalf("run -- true: exit %d: %s", r.code, r.stderr)
+	}
+	pid := w.daemonPID()
+	if pid == 0 || !alive(pid) {
+		t.Fatal("run did not leave a daemon running")
+	}
+	if r := w.lnk("run", "--", "sh", "-c", "exit 7"); r.code != 7 {
+		t.Errorf("exit code not mirrored: %d (%s)", r.code, r.stderr)
+	}
+	if r := w.lnk("run", "--", "sh", "-c", "kill -TERM $$"); r.code != 128+15 {
+		t.Errorf("a signalled command gave %d, want 143 (%s)", r.code, r.stderr)
+	}
+	if r := w.lnk("run", "--", "sh", "-c", "echo out; echo err >&2"); r.stdout != "out\n" || !strings.Contains(r.stderr, "err") {
+		t.Errorf("stdio not passed straight through: %q %q", r.stdout, r.stderr)
+	}
+	// The same daemon served every call.
+	if got := w.daemonPID(); got != pid {
+		t.Errorf("daemon pid changed from %d to %d", pid, got)
+	}
+	st := w.must("status")
+	if !strings.Contains(st, "running") || !strings.Contains(st, filepath.Join(w.runtime, "lnk", "control.sock")) {
+		t.Errorf("status: %s", st)
+	}
+	// A second daemon finds the first and says so.
+	r = w.lnk("daemon")
+	if r.code != 125 || !strings.Contains(r.stderr, "already running") {
+		t.Errorf("second daemon: exit %d: %s", r.code, r.stderr)
+	}
+	// lnk's own failures: one line, "lnk: what: how", exit 125 or 1 or 2.
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "--spec", "/nonexistent.toml", "--", "true"}, 1},
+		{[]string{"run"}, 2},
+		{[]string{"stop", "nosuchid"}, 1},
+		{[]string{"pause"}, 2},
+	} {
+		r := w.lnk(c.args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != c.code || !strings.HasPrefix(lines[len(lines)-1], "lnk: ") || !strings.Contains(lines[len(lines)-1], ": ") {
+			t.Errorf("lnk %v: exit %d, want %d; stderr %q", c.args, r.code, c.code, r.stderr)
+		}
+	}
+	// Without XDG_RUNTIME_DIR the daemon uses lnk's cache folder.
+	w2 := newWorld(t, false)
+	w2.must("run", "--", "true")
+	if _, err := os.Stat(filepath.Join(w2.home, ".cache", "lnk", "run", "control.sock")); err != nil {
+		t.Errorf("no socket in the cache fallback: %v", err)
+	}
+}
+
+// A harness runs what wrap --json gives it, itself.
+func TestWrapJSONRunByHarness(t *testing.T) {
+	w := newWorld(t, true)
+	resp, p := w.startWrapped("--name", "harness-test", "--", "sh", "-c", `echo "id=$LNK_SANDBOX dir=$(pwd)"`)
+	if code := p.wait(t, time.Minute); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.out)
+	}
+	if want := "id=" + resp.ID + " dir=" + w.home + "\n"; p.out.String() != want {
+		t.Errorf("output %q, want %q", p.out, want)
+	}
+	s := w.waitState(resp.ID, apitype.StateExited)
+	if s.Name != "harness-test" || s.ExitCode == nil || *s.ExitCode != 0 || s.Folder != w.home {
+		t.Errorf("listed %+v", s)
+	}
+	// The JSON has exactly the documented keys.
+	var raw map[string]any
+	json.Unmarshal([]byte(w.must("wrap", "--json", "--", "true")), &raw)
+	for _, k := range []string{"id", "argv", "env", "dir"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("wrap --json lacks %q", k)
+		}
+	}
+	if len(raw) != 4 {
+		t.Errorf("wrap --json has keys beyond id, argv, env, dir: %v", raw)
+	}
+	// The default (shell) form runs in sh as printed.
+	line := strings.TrimSpace(w.must("wrap", "--", "sh", "-c", "echo shell-form $LNK_SANDBOX"))
+	out, err := exec.Command("sh", "-c", line).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "shell-form ") {
+		t.Errorf("shell form: %v: %s", err, out)
+	}
+}
