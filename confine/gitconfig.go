@@ -21,14 +21,14 @@ var safeGitKeys = map[string]map[string]bool{
 // dropped. Anything it does not understand is dropped.
 func sanitizeGitConfig(in []byte) (out []byte, dropped []string) {
 	var b bytes.Buffer
-	section, header, written := "", "", false
+	section, header, raw0, written := "", "", "", false
 	for _, raw := range strings.Split(string(in), "\n") {
 		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
 		if line[0] == '[' {
-			section, header, written = parseSection(line), "", false
+			section, header, raw0, written = parseSection(line), "", line, false
 			if section != "" {
 				header = line
 			} else {
@@ -39,7 +39,7 @@ func sanitizeGitConfig(in []byte) (out []byte, dropped []string) {
 		key, value, ok := parseKey(line)
 		keys := safeGitKeys[section]
 		if !ok || keys == nil || !keys[key] {
-			dropped = append(dropped, sectionName(section, header)+"."+keyName(line))
+			dropped = append(dropped, sectionName(raw0)+"."+keyName(line))
 			continue
 		}
 		if !written {
@@ -99,11 +99,11 @@ func isWord(s string) bool {
 	return true
 }
 
-func sectionName(section, header string) string {
+func sectionName(header string) string {
 	if header == "" {
-		return "?"
+		return "(no section)"
 	}
-	return strings.Trim(header, "[]")
+	return quoteLine(strings.Trim(header, "[]"))
 }
 
 func keyName(line string) string {

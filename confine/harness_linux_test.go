@@ -27,6 +27,9 @@ import (
 var lnkBinary string
 
 func TestMain(m *testing.M) {
+	if v := os.Getenv("LNK_VICTIM"); v != "" {
+		os.Exit(runVictim(v, os.Stdout))
+	}
 	code := func() int {
 		if p := os.Getenv("LNK_TEST_BINARY"); p != "" {
 			lnkBinary = p
@@ -153,7 +156,17 @@ type box struct {
 func newBox(t *testing.T) *box {
 	t.Helper()
 	testenv.NeedBwrap(t)
-	root := t.TempDir()
+	// Not under /tmp: the sandbox has a /tmp of its own, which would hide
+	// a home there and make every write outside look allowed.
+	base := os.Getenv("LNK_TEST_ROOT")
+	if base == "" {
+		base = "/var/tmp"
+	}
+	root, err := os.MkdirTemp(base, "lnk-confine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
 	b := &box{t: t, home: filepath.Join(root, "home"), folder: filepath.Join(root, "home", "work")}
 	for _, d := range []string{b.folder, filepath.Join(b.home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -232,6 +245,34 @@ func (b *box) run(stdin string, argv ...string) result {
 		b.t.Fatalf("run: %v", err)
 	}
 	return result{code, out.String(), errb.String()}
+}
+
+// victim puts a copy of the test binary in the folder and runs the named
+// victim with it in the sandbox.
+func (b *box) victim(name string, env ...string) string {
+	b.t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	dst := filepath.Join(b.folder, "victim.bin")
+	if _, err := os.Stat(dst); err != nil {
+		if err := os.Link(self, dst); err != nil {
+			data, err := os.ReadFile(self)
+			if err != nil {
+				b.t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, data, 0o755); err != nil {
+				b.t.Fatal(err)
+			}
+		}
+	}
+	args := append([]string{"/usr/bin/env", "LNK_VICTIM=" + name}, env...)
+	r := b.run("", append(args, dst)...)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "DENIED") && !strings.HasPrefix(r.stdout, "ALLOWED") {
+		b.t.Fatalf("victim %s did not run: %+v", name, r)
+	}
+	return strings.TrimSpace(r.stdout)
 }
 
 // sh runs a shell script in the sandbox.

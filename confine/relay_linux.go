@@ -77,7 +77,6 @@ func (r *relay) close() {
 	}
 }
 
-
 // checkHealth asks the proxy for http://lnk.sandbox/health through the
 // relay, as the command's programs will reach it.
 func checkHealth(port int, user, pass string) error {

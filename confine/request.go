@@ -13,9 +13,9 @@ import (
 // Paths inside the wall. /run is a fresh tmpfs, so nothing of the host's
 // /run masks or is masked by them.
 const (
-	RunDir      = "/run/lnk"           // lnk's folder inside the sandbox
-	InnerLnk    = RunDir + "/lnk"      // the lnk binary, read-only
-	InnerSocket = RunDir + "/proxy.sock" // the sandbox's proxy socket
+	RunDir      = "/run/lnk"               // lnk's folder inside the sandbox
+	InnerLnk    = RunDir + "/lnk"          // the lnk binary, read-only
+	InnerSocket = RunDir + "/proxy.sock"   // the sandbox's proxy socket
 	InnerOpener = RunDir + "/bin/xdg-open" // BROWSER: lnk's opener shim
 )
 

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -10,5 +11,40 @@ func TestWallRunsCommand(t *testing.T) {
 	r := b.sh("echo hello; echo err >&2; exit 3")
 	if r.code != 3 || r.stdout != "hello\n" || !strings.Contains(r.stderr, "err") {
 		t.Fatalf("got %+v", r)
+	}
+}
+
+const victimSpec = "[filesystem]\nallow_write = [\".\"]\n[commands]\nallow = [\".\"]\n"
+
+func TestVictimsDenied(t *testing.T) {
+	b := newBox(t)
+	b.spec = victimSpec
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, name := range []string{
+		"unix-socket", "unix-socketpair", "unix-socket-high-bits", "io-uring",
+		"ptrace-init", "proc1-mem", "proc1-environ", "tiocsti", "tiocsti-high-bits", "tioclinux",
+		"userns", "clone-userns", "mount", "bpf", "keyctl", "perf", "userfaultfd",
+		"tcp-direct", "tcp-outside", "udp-dns", "exec-tmp",
+	} {
+		t.Run(name, func(t *testing.T) {
+			b.t = t
+			got := b.victim(name, "LNK_TARGET="+l.Addr().String())
+			if !strings.HasPrefix(got, "DENIED") || strings.Contains(got, "denied, but") {
+				t.Fatalf("%s: %s", name, got)
+			}
+			t.Log(got)
+		})
+	}
+}
+
+func TestRelayAnswersOnBothLoopbacks(t *testing.T) {
+	b := newBox(t)
+	b.spec = victimSpec
+	if got := b.victim("relay-proxy"); got != "DENIED: relay answers" {
+		t.Fatalf("relay: %s", got)
 	}
 }
