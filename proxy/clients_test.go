@@ -2,10 +2,10 @@ package proxy
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"crypto/rand"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http/cgi"

@@ -18,7 +18,7 @@ const socksVersion = 0x05
 // Close, so that Stop can close it; it replays the byte read to tell SOCKS5
 // from HTTP.
 type clientConn struct {
-	net.Conn           // the accepted connection (*net.UnixConn or *net.TCPConn)
+	net.Conn  // the accepted connection (*net.UnixConn or *net.TCPConn)
 	p         *Proxy
 	cred      *peerCred // SO_PEERCRED for unix sockets, else nil
 	first     byte

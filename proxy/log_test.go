@@ -166,4 +166,3 @@ func TestLogRotateAndRead(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-

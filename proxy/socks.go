@@ -136,7 +136,9 @@ func readSOCKSRequest(r io.Reader) (req socksRequest, code byte, err error) {
 
 // socksReply is a reply with BND.ADDR 0.0.0.0:0: the sandbox learns
 // nothing of the host's addresses.
-func socksReply(code byte) []byte { return []byte{socksVersion, code, 0, socksATYPv4, 0, 0, 0, 0, 0, 0} }
+func socksReply(code byte) []byte {
+	return []byte{socksVersion, code, 0, socksATYPv4, 0, 0, 0, 0, 0, 0}
+}
 
 // serveSOCKS serves one SOCKS5 connection; its first byte was read.
 func (p *Proxy) serveSOCKS(c *clientConn, start time.Time) {
