@@ -259,6 +259,7 @@ func guardArgs(r *Request, plan *protectPlan) []string {
 	if r.KeepSession {
 		out = append(out, "--keep-session")
 	}
+	out = append(out, "--need", r.LnkPath, "--need", r.ProxySocket)
 	for _, c := range plan.create {
 		kind := "f"
 		if c.dir {

@@ -72,15 +72,14 @@ func Connect(ctx context.Context, proxyURL, host, port string, stdin io.Reader, 
 		return fmt.Errorf("connect: the proxy refused %s: %s (allow the host in the spec's [network] hosts)", auth, resp.Status)
 	}
 	_ = c.SetDeadline(time.Time{})
-	done := make(chan struct{}, 2)
 	go func() {
 		_, _ = io.Copy(c, stdin)
-		closeWriteConn(c)
-		done <- struct{}{}
+		closeWriteConn(c) // the remote side may still answer
 	}()
+	done := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(stdout, br)
-		done <- struct{}{}
+		close(done)
 	}()
 	select {
 	case <-done: // the remote side closed: nothing more will come

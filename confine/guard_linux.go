@@ -29,6 +29,7 @@ type guardOpts struct {
 	keepSession bool
 	create      []placeholder
 	newRepo     []string
+	need        []string // host paths bwrap binds in: checked first
 	argv        []string
 }
 
@@ -54,6 +55,9 @@ func parseGuardArgs(args []string) (*guardOpts, error) {
 				return nil, fmt.Errorf("guard: bad --create %q", args[i])
 			}
 			o.create = append(o.create, placeholder{filepath.Clean(path), kind == "d"})
+		case a == "--need":
+			i++
+			o.need = append(o.need, args[i])
 		case a == "--new-repo":
 			i++
 			if !filepath.IsAbs(args[i]) {
@@ -74,6 +78,11 @@ func runGuard(args []string) int {
 	o, err := parseGuardArgs(args)
 	if err != nil {
 		return initFail("%v: this is lnk's own command line, run through lnk sandbox run", err)
+	}
+	for _, n := range o.need {
+		if _, err := os.Stat(n); err != nil {
+			return initFail("%s is gone (%v): the sandbox's proxy or lnk itself is not there; the command did not run; check that lnk's daemon runs", n, err)
+		}
 	}
 	var ms []made
 	defer func() { cleanup(ms) }()

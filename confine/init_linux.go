@@ -129,7 +129,7 @@ func prepareRunDir(ignore []string) {
 	_ = os.MkdirAll(RunDir+"/bin", 0o755)
 	_ = os.MkdirAll(RunDir+"/git-template", 0o755)
 	shim := "#!/bin/sh\n" +
-		"if ! " + InnerLnk + " sandbox open --help >/dev/null 2>&1; then\n" +
+		"if ! " + InnerLnk + " sandbox --help 2>/dev/null | grep -q '^  open '; then\n" +
 		"  echo \"lnk: cannot open $1: this lnk has no open bridge yet; open the page outside the sandbox\" >&2\n" +
 		"  exit 1\nfi\nexec " + InnerLnk + " sandbox open -- \"$@\"\n"
 	_ = os.WriteFile(InnerOpener, []byte(shim), 0o755)

@@ -1,0 +1,239 @@
+package confine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestExitCodesAndSignals(t *testing.T) {
+	b := newBox(t)
+	for _, c := range []struct {
+		script string
+		code   int
+	}{
+		{"exit 0", 0},
+		{"exit 42", 42},
+		{"kill -TERM $$", 128 + 15},
+		{"kill -KILL $$", 128 + 9},
+	} {
+		if r := b.sh(c.script); r.code != c.code {
+			t.Errorf("%q: exit %d, want %d (%s)", c.script, r.code, c.code, r.stderr)
+		}
+	}
+	if r := b.run("", "no-such-command-here"); r.code != exitNotFound {
+		t.Errorf("missing command: %+v", r)
+	}
+}
+
+func TestStdioFlows(t *testing.T) {
+	b := newBox(t)
+	r := b.run("line one\nline two\n", "/bin/sh", "-c", "cat; echo to-err >&2")
+	if r.stdout != "line one\nline two\n" || strings.TrimSpace(r.stderr) != "to-err" || r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestEnvironmentInside(t *testing.T) {
+	b := newBox(t)
+	r := b.sh(`echo "$HTTP_PROXY|$https_proxy|$ALL_PROXY|$NO_PROXY|$TMPDIR|$LNK_SANDBOX|$BROWSER"; echo "$GIT_SSH_COMMAND"; echo "${SSH_AUTH_SOCK:-none}"`)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	pu := "http://" + testID + ":" + testSecret + "@127.0.0.1:3128"
+	want := pu + "|" + pu + "|" + pu + "|localhost,127.0.0.1,::1|/tmp|" + testID + "|" + InnerOpener
+	if len(lines) != 3 || lines[0] != want || !strings.Contains(lines[1], InnerLnk+" sandbox connect %h %p") || lines[2] != "none" {
+		t.Fatalf("env inside:\n%s\nwant first line %s", r.stdout, want)
+	}
+	r = b.sh(`"$BROWSER" https://example.com/`)
+	if r.code == 0 || !strings.Contains(r.stderr, "no open bridge") {
+		t.Fatalf("BROWSER shim: %+v", r)
+	}
+}
+
+func TestSecretNotOnCommandLine(t *testing.T) {
+	b := newBox(t)
+	cmd, err := Wrap(b.request("true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(cmd.Argv, " "), testSecret) {
+		t.Fatalf("the secret is on the command line: %q", cmd.Argv)
+	}
+}
+
+func TestBackgroundProcessesDie(t *testing.T) {
+	b := newBox(t)
+	marker := strconv.Itoa(int(time.Now().UnixNano()%100000) + 200000)
+	r := b.sh("sleep " + marker + " & sleep " + marker + " & echo started")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+	if len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("background processes outlived the sandbox: %s", out)
+	}
+}
+
+// TestSignalThroughGuard sends SIGTERM to the wrapped command (the guard)
+// and expects the command inside to get it.
+func TestSignalThroughGuard(t *testing.T) {
+	b := newBox(t)
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(cmd.Argv[0], cmd.Argv[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	if line, _ := br.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	_ = c.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(br)
+	err = c.Wait()
+	if c.ProcessState.ExitCode() != 7 || !strings.Contains(string(rest), "got-term") {
+		t.Fatalf("exit %d, output %q, err %v", c.ProcessState.ExitCode(), rest, err)
+	}
+}
+
+func TestExecOnlyFromAllowed(t *testing.T) {
+	b := newBox(t)
+	tool := filepath.Join(b.home, "tools", "mytrue")
+	writeFile(t, tool, "#!/bin/sh\nexit 0\n")
+	os.Chmod(tool, 0o755)
+	writeFile(t, filepath.Join(b.folder, "run.sh"), "#!/bin/sh\necho local\n")
+	os.Chmod(filepath.Join(b.folder, "run.sh"), 0o755)
+	if r := b.run("", tool); r.code != exitNoExec {
+		t.Fatalf("a program outside [commands] ran: %+v", r)
+	}
+	if r := b.sh(tool); r.code == 0 {
+		t.Fatalf("a program outside [commands] ran from a shell: %+v", r)
+	}
+	b.spec = victimSpec + "\n"
+	b.spec = strings.Replace(b.spec, `allow = ["."]`, `allow = [".", "~/tools"]`, 1)
+	if r := b.run("", tool); r.code != 0 {
+		t.Fatalf("an allowed program did not run: %+v", r)
+	}
+	if r := b.run("", filepath.Join(b.folder, "run.sh")); r.code != 0 || r.stdout != "local\n" {
+		t.Fatalf("the folder's own program: %+v", r)
+	}
+}
+
+func TestThroughProxy(t *testing.T) {
+	b := newBox(t)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "hello from outside")
+	}), ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	url := "http://" + l.Addr().String() + "/"
+	r := b.sh("curl -sS --noproxy '' -p --max-time 10 " + url)
+	if r.code != 0 || r.stdout != "hello from outside" {
+		t.Fatalf("curl through the proxy: %+v", r)
+	}
+	// lnk sandbox connect: stdio through a CONNECT tunnel.
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		c, err := echo.Accept()
+		if err == nil {
+			_, _ = io.Copy(c, c)
+			c.Close()
+		}
+	}()
+	host, port, _ := net.SplitHostPort(echo.Addr().String())
+	r = b.run("ping\n", InnerLnk, "sandbox", "connect", host, port)
+	if r.stdout != "ping\n" {
+		t.Fatalf("connect: %+v", r)
+	}
+	r = b.run("", InnerLnk, "sandbox", "connect", "example.com", "22")
+	if r.code == 0 || !strings.Contains(r.stderr, "refused") {
+		t.Fatalf("connect to a refused host: %+v", r)
+	}
+}
+
+func TestFailsClosedWithoutProxy(t *testing.T) {
+	b := newBox(t)
+	b.proxy.health = http.StatusServiceUnavailable
+	r := b.sh("touch " + b.folder + "/ran")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "did not run") {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(b.folder, "ran")); err == nil {
+		t.Fatal("the command ran without its way out")
+	}
+	b.proxy.health = 0
+	b.proxy.srv.Close()
+	r = b.sh("touch " + b.folder + "/ran")
+	if r.code != exitFailure {
+		t.Fatalf("with the proxy gone: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(b.folder, "ran")); err == nil {
+		t.Fatal("the command ran without its proxy")
+	}
+}
+
+func TestSession(t *testing.T) {
+	b := newBox(t)
+	events := make(chan map[string]any, 4)
+	b.proxy.session = func(c net.Conn, brw *bufio.ReadWriter) {
+		defer c.Close()
+		dec := json.NewDecoder(brw)
+		var ev map[string]any
+		if dec.Decode(&ev) != nil {
+			return
+		}
+		events <- ev
+		_, _ = io.WriteString(c, `{"cmd":"pause"}`+"\n"+`{"cmd":"resume"}`+"\n"+`{"cmd":"stop"}`+"\n")
+		_ = dec.Decode(&ev)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() { done <- b.sh("sleep 30") }()
+	select {
+	case ev := <-events:
+		if ev["event"] != "start" || ev["pid"] == nil {
+			t.Fatalf("start event: %v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no start event")
+	}
+	select {
+	case r := <-done:
+		if r.code != 128+15 {
+			t.Fatalf("stop: %+v", r)
+		}
+	case <-ctx.Done():
+		t.Fatal("stop did not end the sandbox")
+	}
+	// The daemon going away ends the command, fail closed.
+	b.proxy.session = func(c net.Conn, brw *bufio.ReadWriter) {
+		_, _ = brw.ReadString('\n')
+		c.Close()
+	}
+	if r := b.sh("sleep 30"); r.code != exitFailure || !strings.Contains(r.stderr, "daemon went away") {
+		t.Fatalf("session dropped: %+v", r)
+	}
+}
