@@ -93,11 +93,43 @@ func initArgs(r *Request, plan *protectPlan) []string {
 		out = append(out, "--w", p)
 	}
 	for _, c := range plan.create {
-		if !c.dir {
-			out = append(out, "--git-ignore", filepath.Base(c.path))
+		if rel := ignoreName(c, r.Policy); rel != "" {
+			out = append(out, "--git-ignore", rel)
 		}
 	}
 	return out
+}
+
+// ignoreName is the path, relative to its writable folder, by which git
+// should ignore a file placeholder; "" for folders (git never shows an
+// empty one) and for files inside a .git folder.
+func ignoreName(c placeholder, p *spec.Policy) string {
+	if c.dir || strings.Contains(c.path, "/.git/") {
+		return ""
+	}
+	best := ""
+	for _, w := range expandAll(p.Writable) {
+		if within(c.path, w) && len(w) > len(best) {
+			best = w
+		}
+	}
+	if best == "" || best == c.path {
+		return ""
+	}
+	rel, err := filepath.Rel(best, c.path)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // mounts returns the ordered mounts, and the hidden tmpfs dirs to make
@@ -127,7 +159,9 @@ func mounts(p *spec.Policy, plan *protectPlan) ([]mount, []string, error) {
 			return // missing: a placeholder keeps it absent where it matters
 		case fi.IsDir():
 			add(path, kind, "--tmpfs", path)
-			tmpfs = append(tmpfs, path)
+			if !contains(tmpfs, path) {
+				tmpfs = append(tmpfs, path)
+			}
 		default:
 			add(path, kind, "--ro-bind", "/dev/null", path)
 		}
