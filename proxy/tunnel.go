@@ -19,30 +19,32 @@ var errIdle = errors.New("idle tunnel closed")
 // what to close. It returns the bytes each way and the first error.
 func (p *Proxy) tunnel(client, upstream net.Conn, closers ...io.Closer) (up, down int64, err error) {
 	var moved atomic.Int64
+	var first error // the error that ended the tunnel, not the ones closing caused
+	var once sync.Once
+	fail := func(e error) {
+		once.Do(func() { first = e })
+		closeAll(closers)
+	}
 	var wg sync.WaitGroup
-	var downErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		down, downErr = p.pipe(client, upstream, &moved)
-		if downErr != nil {
-			closeAll(closers)
+		var e error
+		if down, e = p.pipe(client, upstream, &moved); e != nil {
+			fail(e)
 			return
 		}
 		closeWrite(client)
 	}()
-	up, err = p.pipe(upstream, client, &moved)
-	if err != nil {
-		closeAll(closers)
+	var e error
+	if up, e = p.pipe(upstream, client, &moved); e != nil {
+		fail(e)
 	} else {
 		closeWrite(upstream)
 	}
 	wg.Wait()
 	closeAll(closers)
-	if err == nil {
-		err = downErr
-	}
-	return up, down, err
+	return up, down, first
 }
 
 // pipe copies src to dst until EOF. The read deadline is renewed every
