@@ -24,7 +24,11 @@ func daemonClient(ctx context.Context, stderr io.Writer) (*client.Client, error)
 		fmt.Fprintf(stderr, "lnk: the daemon had stopped unexpectedly, and every sandbox it ran lost its network: started a new one\n")
 	}
 	if err != nil {
-		return nil, daemonErr(err)
+		var ae *apitype.Error
+		if errors.As(err, &ae) {
+			return nil, daemonErr(err)
+		}
+		return nil, failf(ExitFailure, "cannot reach or start the daemon: %v: fix that, then see 'lnk sandbox doctor'", err)
 	}
 	return c, nil
 }

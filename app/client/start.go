@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"lnk.dev/sandbox/app/apitype"
@@ -45,7 +46,13 @@ func (c *Client) EnsureDaemon(ctx context.Context, exe string) (Started, error) 
 	if err != nil {
 		return st, err
 	}
-	if err := spawn(exe, paths.DaemonLog(), c.Socket); err != nil {
+	// A runtime folder that is not ours (or open to others) is refused
+	// here, before a daemon is started in it.
+	if err := safesocket.PrivateDir(filepath.Dir(c.Socket)); err != nil {
+		return st, err
+	}
+	exited, err := spawn(exe, paths.DaemonLog(), c.Socket)
+	if err != nil {
 		return st, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
@@ -61,33 +68,56 @@ func (c *Client) EnsureDaemon(ctx context.Context, exe string) (Started, error) 
 		select {
 		case <-ctx.Done():
 			return st, fmt.Errorf("the daemon did not answer within %v: see %s", StartTimeout, paths.DaemonLog())
+		case <-exited:
+			// It may have lost a race to another daemon that answers now.
+			if _, err := c.Status(ctx); err == nil {
+				return st, nil
+			}
+			return st, fmt.Errorf("the daemon stopped at once (%s): see %s", lastLine(paths.DaemonLog()), paths.DaemonLog())
 		case <-time.After(delay):
 		}
 	}
 }
 
-// spawn starts the daemon detached, its output appended to logFile.
-func spawn(exe, logFile, socket string) error {
+// lastLine returns the last line of a file, for an error message.
+func lastLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	l := lines[len(lines)-1]
+	if len(l) > 300 {
+		l = l[:300]
+	}
+	return l
+}
+
+// spawn starts the daemon detached, its output appended to logFile. The
+// channel is closed if the daemon exits while this process still runs.
+func spawn(exe, logFile, socket string) (<-chan struct{}, error) {
 	if err := safesocket.PrivateDir(filepath.Dir(logFile)); err != nil {
-		return err
+		return nil, err
 	}
 	out, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("daemon log: %w", err)
+		return nil, fmt.Errorf("daemon log: %w", err)
 	}
 	defer out.Close()
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer devnull.Close()
 	cmd := exec.Command(exe, "sandbox", "daemon", "--socket", socket)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, out, out
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the daemon (%s): %w", exe, err)
+		return nil, fmt.Errorf("start the daemon (%s): %w", exe, err)
 	}
-	// The daemon outlives us; don't wait for it, but let the runtime free
-	// what it holds for the child.
-	return cmd.Process.Release()
+	// The daemon outlives us (in its own session, it is re-parented when
+	// we exit); until then, notice if it stops at once.
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return exited, nil
 }
