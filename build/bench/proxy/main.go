@@ -76,6 +76,7 @@ type bench struct {
 	p                 *proxy.Proxy
 	log               *proxy.Log
 	closers           []io.Closer
+	relays            map[string]string // upstream port -> bare relay address
 }
 
 func newBench(dir string, size int64) (*bench, error) {
@@ -102,7 +103,42 @@ func newBench(dir string, size int64) (*bench, error) {
 	if b.tlsPort, err = b.serve(mux, &tls.Config{Certificates: []tls.Certificate{cert}}); err != nil {
 		return nil, err
 	}
+	b.relays = map[string]string{}
+	for _, port := range []string{b.httpPort, b.tlsPort} {
+		if b.relays[port], err = b.relay("127.0.0.1:" + port); err != nil {
+			return nil, err
+		}
+	}
 	return b, b.startProxy(dir)
+}
+
+// relay starts a bare TCP forwarder to target: accept, dial, io.Copy both
+// ways (spliced), nothing else.
+func (b *bench) relay(target string) (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	b.closers = append(b.closers, l)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go func() { io.Copy(u, c); u.(*net.TCPConn).CloseWrite() }()
+				io.Copy(c, u)
+			}()
+		}
+	}()
+	return l.Addr().String(), nil
 }
 
 // serve starts an upstream on 127.0.0.1 and returns its port.
@@ -173,12 +209,18 @@ func (b *bench) client(via string, keepAlive bool) *http.Client {
 		MaxIdleConnsPerHost: 4,
 	}
 	var d net.Dialer
-	if via == "" {
+	switch via {
+	case "":
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			_, port, _ := net.SplitHostPort(addr)
 			return d.DialContext(ctx, "tcp", "127.0.0.1:"+port)
 		}
-	} else {
+	case "relay":
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			_, port, _ := net.SplitHostPort(addr)
+			return d.DialContext(ctx, "tcp", b.relays[port])
+		}
+	default:
 		tr.Proxy = http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword(user, secret), Host: b.tcp})
 		if via == "unix" {
 			tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -191,9 +233,16 @@ func (b *bench) client(via string, keepAlive bool) *http.Client {
 
 var ways = []string{"", "tcp", "unix"}
 
+// downloadWays adds a bare splice relay: the cost of one more loopback
+// TCP hop with no proxy logic, for reference.
+var downloadWays = []string{"", "relay", "tcp", "unix"}
+
 func wayName(via string) string {
-	if via == "" {
+	switch via {
+	case "":
 		return "direct"
+	case "relay":
+		return "bare TCP relay"
 	}
 	return "proxy over " + via
 }
@@ -201,7 +250,7 @@ func wayName(via string) string {
 func (b *bench) download(title, u string, rounds int, goal float64) {
 	res := map[string][]float64{}
 	for r := 0; r < rounds; r++ {
-		for _, via := range ways {
+		for _, via := range downloadWays {
 			c := b.client(via, false)
 			t0 := time.Now()
 			resp, err := c.Get(u)
@@ -220,10 +269,12 @@ func (b *bench) download(title, u string, rounds int, goal float64) {
 	}
 	fmt.Printf("%s (MiB/s, median of %d):\n", title, rounds)
 	direct := median(res[""])
-	for _, via := range ways {
+	for _, via := range downloadWays {
 		m := median(res[via])
 		line := fmt.Sprintf("  %-16s %8.0f", wayName(via), m)
-		if via != "" {
+		if via == "relay" {
+			line += fmt.Sprintf("   %5.1f%% of direct (reference)", 100*m/direct)
+		} else if via != "" {
 			verdict := "ok"
 			if m/direct < goal {
 				verdict = "BELOW GOAL"
