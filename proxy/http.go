@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = body
 	ctx := context.WithValue(r.Context(), verdictKey{}, &v)
 	ctx = context.WithValue(ctx, recordKey{}, rec)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { rec.Addr = i.Conn.RemoteAddr().String() },
+	})
 	p.rp.ServeHTTP(cw, r.WithContext(ctx))
 	rec.Up, rec.Down = body.n, cw.n
 	p.log(rec)
@@ -109,10 +113,7 @@ func (p *Proxy) transportDial(ctx context.Context, network, addr string) (net.Co
 		}
 		v = &nv
 	}
-	c, ap, err := p.dialChecked(ctx, v)
-	if rec, ok := ctx.Value(recordKey{}).(*Record); ok && err == nil {
-		rec.Addr = ap.String()
-	}
+	c, _, err := p.dialChecked(ctx, v)
 	return c, err
 }
 

@@ -173,6 +173,11 @@ func TestConnectTLSAndKeepAlive(t *testing.T) {
 		}
 	}
 	tr.CloseIdleConnections()
+	for _, r := range e.log.records(t) { // reused upstream connections are logged with their address too
+		if r.Proto == ProtoHTTP && r.Addr != "127.0.0.1:"+hport {
+			t.Errorf("record %+v", r)
+		}
+	}
 	r := e.log.waitRecord(t, func(r Record) bool { return r.Proto == ProtoConnect })
 	if r.Decision != Allow || r.Host != "secure.lnk.test" || r.Up == 0 || r.Down == 0 {
 		t.Fatalf("record %+v", r)
