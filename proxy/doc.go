@@ -63,8 +63,9 @@
 //
 // CONNECT and SOCKS5 tunnels copy with io.Copy between the raw
 // *net.TCPConn / *net.UnixConn, so Linux splices them, with no per-byte
-// work and two goroutines per tunnel. A tunnel with no byte either way for
-// 15 minutes (measured in 7.5 minute windows) is closed. At most 4096
+// work and two goroutines per tunnel. A tunnel that moves no byte either
+// way is closed after 10 to 20 minutes (deadlines are renewed every 10
+// minutes, never per read). At most 4096
 // client connections are open per sandbox; more are refused and logged.
 //
 // # Stop and pause

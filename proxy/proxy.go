@@ -62,7 +62,7 @@ type limits struct {
 var defaultLimits = limits{
 	handshake:  10 * time.Second,
 	idle:       2 * time.Minute,
-	tunnelIdle: 15 * time.Minute,
+	tunnelIdle: 10 * time.Minute,
 	dial:       30 * time.Second,
 	maxConns:   4096,
 	maxHeader:  64 << 10,

@@ -48,10 +48,10 @@ func (p *Proxy) tunnel(client, upstream net.Conn, closers ...io.Closer) (up, dow
 }
 
 // pipe copies src to dst until EOF. The read deadline is renewed every
-// half tunnelIdle; when a whole window passes with no byte moved either way
+// tunnelIdle; when a whole window passes with no byte moved either way
 // (moved is shared by both directions), the tunnel is idle.
 func (p *Proxy) pipe(dst, src net.Conn, moved *atomic.Int64) (int64, error) {
-	window := p.lim.tunnelIdle / 2
+	window := p.lim.tunnelIdle
 	var total int64
 	seen := int64(-1)
 	for {
