@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -87,6 +88,10 @@ func runGuard(args []string) int {
 	var ms []made
 	defer func() { cleanup(ms) }()
 	for _, g := range o.newRepo {
+		if fi, err := os.Lstat(g); err == nil && fi.IsDir() && !exists(filepath.Join(g, "HEAD")) && !exists(filepath.Join(g, "config")) {
+			ms = append(ms, made{path: g, dir: true, ino: inode(g)}) // adopted: removed if empty
+			continue
+		}
 		if ms, err = makeDir(ms, g, 0o755, false); err != nil {
 			return initFail("cannot prepare %s: %v: the command did not run", g, err)
 		}
@@ -112,7 +117,11 @@ func runBwrap(o *guardOpts) int {
 		return initFail("guard: %v", err)
 	}
 	signal.Ignore(unix.SIGINT, unix.SIGQUIT)
+	// bwrap dies with the guard (Pdeathsig follows the forking thread,
+	// so that thread is kept for good).
+	runtime.LockOSThread()
 	cmd := exec.Command(o.argv[0], o.argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{pw}
 	if err := cmd.Start(); err != nil {

@@ -237,3 +237,45 @@ func TestSession(t *testing.T) {
 		t.Fatalf("session dropped: %+v", r)
 	}
 }
+
+// TestKilledGuardLitterIsAdopted kills the wrapped command with SIGKILL:
+// the sandbox must die with it, and the placeholders it leaves must be
+// removed by the next run.
+func TestKilledGuardLitterIsAdopted(t *testing.T) {
+	b := newBox(t)
+	writeFile(t, filepath.Join(b.folder, "a"), "a")
+	marker := strconv.Itoa(int(time.Now().UnixNano()%100000) + 300000)
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "echo ready; sleep "+marker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(cmd.Argv[0], cmd.Argv[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	if _, err := os.Stat(filepath.Join(b.folder, ".bashrc")); err != nil {
+		t.Fatalf("no placeholder while running: %v", err)
+	}
+	_ = c.Process.Kill()
+	_ = c.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+		if len(strings.TrimSpace(string(out))) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox outlived its killed guard: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := b.sh("true"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	assertNoLitter(t, b.folder, []string{"a"})
+}

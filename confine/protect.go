@@ -119,9 +119,14 @@ func (plan *protectPlan) walk(root string, single map[string]bool, nested map[st
 		}
 		for _, e := range ents {
 			name, path := e.Name(), filepath.Join(it.dir, e.Name())
+			_, adopt := isPlaceholder(path)
 			switch {
-			case single[name]:
-				plan.existing(path)
+			case single[name] || nested[name] != nil && adopt:
+				plan.existing(path) // adopts a placeholder a killed run left
+			case name == ".git" && e.IsDir() && it.depth == 0 && !exists(filepath.Join(path, "HEAD")) && !exists(filepath.Join(path, "config")):
+				// Not a repository (yet): one a killed run's guard made.
+				plan.newRepo = append(plan.newRepo, path)
+				plan.parent(path, name, nested[name], true)
 			case nested[name] != nil && e.IsDir():
 				plan.parent(path, name, nested[name], false)
 			case nested[name] != nil:
@@ -206,4 +211,9 @@ func isPlaceholder(path string) (dir, ok bool) {
 		return true, err == nil && len(ents) == 0
 	}
 	return false, false
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
