@@ -78,7 +78,9 @@ func OpenLog(dir string) (*Log, error) {
 	return l, nil
 }
 
-// NewLog returns a Log that writes to w and never rotates (tests, pipes).
+// NewLog returns a Log that writes to w and never rotates (tests, pipes,
+// a daemon's tap). w gets each record as one Write call of one whole line,
+// never two writes at once.
 func NewLog(w io.Writer) *Log { return &Log{w: w} }
 
 func (l *Log) openLocked() error {
