@@ -341,6 +341,7 @@ func TestStopAndPause(t *testing.T) {
 	if got := rawRequest(t, e.tcp, "GET http://web.lnk.test/ HTTP/1.1\r\nHost: web.lnk.test\r\n"+authHeader()+"\r\n"); got != "" {
 		t.Fatalf("past the hold: %q", got)
 	}
+	e.log.waitRecord(t, func(r Record) bool { return r.Rule == ErrPaused.Error() })
 	e.p.Resume()
 	select {
 	case <-done: // the echo server is no HTTP server: any answer will do
