@@ -55,6 +55,7 @@ func TestCurl(t *testing.T) {
 		{"http proxy", []string{"-x", px, "--proxy-user", user, "http://web.lnk.test:" + port + "/a"}, "hello web.lnk.test:" + port + " /a"},
 		{"connect tls", []string{"-k", "-x", px, "--proxy-user", user, "https://secure.lnk.test:" + tport + "/b"}, "hello secure.lnk.test:" + tport + " /b"},
 		{"socks5h", []string{"-x", socks, "http://web.lnk.test:" + port + "/c"}, "hello web.lnk.test:" + port + " /c"},
+		{"--socks5-hostname", []string{"--socks5-hostname", e.tcp, "--proxy-user", user, "http://web.lnk.test:" + port + "/e"}, "hello web.lnk.test:" + port + " /e"},
 		{"socks5h tls", []string{"-k", "-x", socks, "https://secure.lnk.test:" + tport + "/d"}, "/d"},
 		{"health", []string{"-x", px, "--proxy-user", user, "http://lnk.sandbox/health"}, "ok"},
 		{"no credentials", []string{"-o", "/dev/null", "-w", "%{http_code}", "-x", px, "http://web.lnk.test:" + port + "/"}, "407"},
