@@ -1,0 +1,120 @@
+// Command wall measures what lnk's Linux wall adds to a bare bwrap: it
+// runs, alternating in one process, `bwrap --unshare-all ... -- true`
+// bare, bwrap with lnk's mounts only, and the whole wall (guard, bwrap,
+// init with its relay and health check against a stand-in proxy on a
+// unix socket) running `true`, and prints the median and min-max of each.
+//
+//	go run ./build/bench/wall [-n 60]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"lnk.dev/sandbox/confine"
+	"lnk.dev/sandbox/spec"
+)
+
+func main() {
+	n := flag.Int("n", 60, "runs of each")
+	flag.Parse()
+	if err := run(*n); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int) error {
+	dir, err := os.MkdirTemp("/var/tmp", "lnk-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lnk := filepath.Join(dir, "lnk")
+	if out, err := exec.Command("go", "build", "-o", lnk, "lnk.dev/sandbox/app/lnk").CombinedOutput(); err != nil {
+		return fmt.Errorf("build lnk: %v\n%s", err, out)
+	}
+	sock := filepath.Join(dir, "proxy.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		http.NotFound(w, r)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+
+	home, folder := filepath.Join(dir, "home"), filepath.Join(dir, "home", "work")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return err
+	}
+	env, err := spec.OSEnv(folder)
+	if err != nil {
+		return err
+	}
+	env.Home = home
+	p, err := spec.Resolve(spec.Default(), "default", env)
+	if err != nil {
+		return err
+	}
+	r := &confine.Request{Policy: p, Argv: []string{"true"}, Env: os.Environ(), SandboxID: "bench",
+		Secret: "bench", LnkPath: lnk, ProxySocket: sock, ProxyPort: 3128}
+	wall, err := confine.Wrap(r)
+	if err != nil {
+		return err
+	}
+	// The wall with `true` in place of init: the guard and lnk's mounts.
+	var mountsOnly []string
+	for i, a := range wall.Argv {
+		if i > 0 && a == confine.InnerLnk && wall.Argv[i-1] == "--" {
+			break
+		}
+		mountsOnly = append(mountsOnly, a)
+	}
+	mountsOnly = append(mountsOnly, "true")
+	bare := []string{"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+		"--dev", "/dev", "--proc", "/proc", "--", "true"}
+
+	names := []string{"bare bwrap", "guard + bwrap, lnk's mounts", "lnk's wall (guard+bwrap+init)"}
+	argvs := [][]string{bare, mountsOnly, wall.Argv}
+	envs := [][]string{os.Environ(), wall.Env, wall.Env}
+	times := make([][]time.Duration, len(argvs))
+	for i := 0; i < n+3; i++ { // three warm-up rounds, not counted
+		for k, argv := range argvs {
+			c := exec.Command(argv[0], argv[1:]...)
+			c.Env, c.Dir, c.Stdout, c.Stderr = envs[k], folder, os.Stdout, os.Stderr
+			start := time.Now()
+			if err := c.Run(); err != nil {
+				return fmt.Errorf("%s: %v", names[k], err)
+			}
+			if i >= 3 {
+				times[k] = append(times[k], time.Since(start))
+			}
+		}
+	}
+	fmt.Printf("%d runs each, alternating, `true` inside\n", n)
+	med := make([]time.Duration, len(times))
+	for k, ts := range times {
+		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+		med[k] = ts[len(ts)/2]
+		fmt.Printf("%-32s median %7.2f ms   min %7.2f ms   max %7.2f ms\n", names[k], ms(med[k]), ms(ts[0]), ms(ts[len(ts)-1]))
+	}
+	fmt.Printf("lnk's wall adds %.2f ms (median) over bare bwrap; guard and mounts alone add %.2f ms\n",
+		ms(med[2]-med[0]), ms(med[1]-med[0]))
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,4 @@
+package confine
+
+// LnkBinaryForTest is the lnk built for this test run.
+func LnkBinaryForTest() string { return lnkBinary }
