@@ -36,6 +36,9 @@ ended it); lnk's own failures exit 125 (see 'lnk sandbox --help').`,
 // runWrapped runs the confining command, passing signals on, and mirrors
 // its exit code.
 func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
+	if inProcessGuard(w) && c.InOrStdin() == os.Stdin && c.OutOrStdout() == os.Stdout {
+		return runGuard(w)
+	}
 	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
 	cmd.Env, cmd.Dir = w.Env, w.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/client"
 )
 
 // wrapFlags are the flags wrap and run share.
@@ -35,11 +37,17 @@ func (f *wrapFlags) wrap(ctx context.Context, stderr io.Writer, argv []string) (
 	if err != nil {
 		return nil, err
 	}
-	c, err := daemonClient(ctx, stderr)
-	if err != nil {
-		return nil, err
+	req := &apitype.WrapRequest{Name: f.name, Policy: p, Argv: argv, Env: os.Environ()}
+	// Ask at once (one round trip on the hot path); start the daemon only
+	// when nothing answered, which means nothing was sent.
+	resp, err := (&client.Client{}).Wrap(ctx, req)
+	if errors.Is(err, client.ErrNoDaemon) {
+		c, cerr := daemonClient(ctx, stderr)
+		if cerr != nil {
+			return nil, cerr
+		}
+		resp, err = c.Wrap(ctx, req)
 	}
-	resp, err := c.Wrap(ctx, &apitype.WrapRequest{Name: f.name, Policy: p, Argv: argv, Env: os.Environ()})
 	if err != nil {
 		return nil, daemonErr(err)
 	}
