@@ -279,3 +279,42 @@ func TestKilledGuardLitterIsAdopted(t *testing.T) {
 	}
 	assertNoLitter(t, b.folder, []string{"a"})
 }
+
+// TestSessionModes checks --new-session (run) against the kept session
+// (enter): with a new session the command's session is the sandbox's own.
+func TestSessionModes(t *testing.T) {
+	b := newBox(t)
+	sid := func() string {
+		r := b.sh("cut -d' ' -f6 /proc/self/stat")
+		if r.code != 0 {
+			t.Fatalf("%+v", r)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	if got := sid(); got != "1" {
+		t.Errorf("run: session %s, want the sandbox's own (1)", got)
+	}
+	b.keep = true
+	if got := sid(); got != "0" {
+		t.Errorf("enter: session %s, want the caller's (outside the namespace: 0)", got)
+	}
+	if r := b.sh("echo kept"); r.code != 0 || r.stdout != "kept\n" {
+		t.Errorf("enter: %+v", r)
+	}
+}
+
+// TestPlaceholdersStayOutOfGit: git inside does not see the placeholders.
+func TestPlaceholdersStayOutOfGit(t *testing.T) {
+	b := newBox(t)
+	writeFile(t, filepath.Join(b.folder, "a.txt"), "a")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"-c", "user.email=a@b", "-c", "user.name=A", "commit", "-qm", "a"}} {
+		if out, err := execIn(b.folder, "git", args...); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	r := b.sh("cd " + b.folder + " && ls -A | grep -c '^\\.' ; git status --porcelain --untracked-files=all; git add -A && git status --porcelain")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 1 || lines[0] == "0" || lines[0] == "1" {
+		t.Fatalf("placeholders show in git (or are missing): %+v", r)
+	}
+}
