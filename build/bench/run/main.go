@@ -36,8 +36,8 @@ func main() {
 
 // bench is one fresh world with a built lnk.
 type bench struct {
-	dir, lnk string
-	env      []string
+	dir, lnk, home string // home is also the sandbox's folder
+	env            []string
 }
 
 func run(n, sandboxes int) error {
@@ -51,6 +51,7 @@ func run(n, sandboxes int) error {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	home, rt := filepath.Join(dir, "home"), filepath.Join(dir, "run")
+	b.home = home
 	for _, d := range []string{home, rt} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return err
@@ -71,7 +72,7 @@ func run(n, sandboxes int) error {
 	}
 	bare := []string{bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"}
 	lnkRun := []string{b.lnk, "sandbox", "run", "--", "true"}
-	var tBare, tLnk []time.Duration
+	var tBare, tLnk, tWrap, tWall []time.Duration
 	for i := 0; i < n; i++ { // alternate, so drift hits both alike
 		d, err := b.time(bare)
 		if err != nil {
@@ -82,12 +83,19 @@ func run(n, sandboxes int) error {
 			return fmt.Errorf("lnk sandbox run: %v", err)
 		}
 		tLnk = append(tLnk, d)
+		dw, dx, err := b.split()
+		if err != nil {
+			return err
+		}
+		tWrap, tWall = append(tWrap, dw), append(tWall, dx)
 	}
 	fmt.Printf("startup, %d runs each, alternating (median, min-max):\n", n)
 	fmt.Printf("  bare bwrap --unshare-all true   %s\n", stats(tBare))
 	fmt.Printf("  lnk sandbox run -- true (warm)  %s\n", stats(tLnk))
 	over := median(tLnk) - median(tBare)
 	fmt.Printf("  lnk over bare bwrap             %+.1f ms (goal <= +10 ms)\n", ms(over))
+	fmt.Printf("  of which: lnk sandbox wrap      %s  (CLI, spec, daemon, proxy, confine.Wrap)\n", stats(tWrap))
+	fmt.Printf("            the wrapped command   %s  (guard, bwrap, init, health, session)\n", stats(tWall))
 
 	b.cmd("sandbox", "stop", "--all").Run()
 	time.Sleep(500 * time.Millisecond)
@@ -119,16 +127,40 @@ func run(n, sandboxes int) error {
 
 func (b *bench) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(b.lnk, args...)
-	c.Env, c.Dir = b.env, b.dir
+	c.Env, c.Dir = b.env, b.home
 	return c
 }
 
 func (b *bench) time(argv []string) (time.Duration, error) {
 	c := exec.Command(argv[0], argv[1:]...)
-	c.Env, c.Dir = b.env, b.dir
+	c.Env, c.Dir = b.env, b.home
 	t0 := time.Now()
 	err := c.Run()
 	return time.Since(t0), err
+}
+
+// split times `lnk sandbox wrap --json -- true` and then running what it
+// printed, as a harness does.
+func (b *bench) split() (wrap, wall time.Duration, err error) {
+	t0 := time.Now()
+	out, err := b.cmd("sandbox", "wrap", "--json", "--", "true").Output()
+	wrap = time.Since(t0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("wrap: %v", err)
+	}
+	var w struct {
+		Argv []string `json:"argv"`
+		Env  []string `json:"env"`
+		Dir  string   `json:"dir"`
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		return 0, 0, err
+	}
+	c := exec.Command(w.Argv[0], w.Argv[1:]...)
+	c.Env, c.Dir = w.Env, w.Dir
+	t0 = time.Now()
+	err = c.Run()
+	return wrap, time.Since(t0), err
 }
 
 // idleSandboxes starts n wrapped `sleep` commands, as a harness would, and
