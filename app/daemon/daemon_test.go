@@ -34,12 +34,12 @@ func TestMain(m *testing.M) {
 // fakeInit plays a sandbox's init (helper process): it opens the session,
 // says start, prints each command on stdout, and on stop says exit 143
 // and exits, unless LNK_TEST_FAKE_INIT is "stubborn" (it then ignores stop
-// and SIGTERM, and waits for SIGKILL).
+// and waits for SIGKILL). Both ignore SIGTERM.
 func fakeInit() int {
 	stubborn := os.Getenv("LNK_TEST_FAKE_INIT") == "stubborn"
-	if stubborn {
-		signal.Ignore(syscall.SIGTERM)
-	}
+	// A real init forwards SIGTERM to its child; the fake has none, and
+	// must live to report the stop command the daemon sends first.
+	signal.Ignore(syscall.SIGTERM)
 	c, br, code := openSession(os.Getenv("LNK_TEST_SOCKET"), os.Getenv("LNK_TEST_ID"), os.Getenv("LNK_TEST_SECRET"))
 	if code != http.StatusSwitchingProtocols {
 		fmt.Printf("status %d\n", code)
