@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +47,15 @@ func TestAllowedAndDenied(t *testing.T) {
 		return w.lnk("run", "--spec", spec, "--name", "net", "--", curl, "-fsS", "--noproxy", "", "--max-time", "20",
 			"http://127.0.0.1:"+strconv.Itoa(port)+"/")
 	}
+	// A follower started before the traffic sees it arrive.
+	follow := exec.Command(lnkBin, "sandbox", "log", "--follow", "--json")
+	follow.Env, follow.Dir = w.env(), w.home
+	followed := &syncBuffer{}
+	follow.Stdout = followed
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
 	if r := get(allowed); r.code != 0 || r.stdout != "hello from the allowed host" {
 		t.Fatalf("allowed host: exit %d, %q, %s", r.code, r.stdout, r.stderr)
 	}
@@ -86,6 +97,12 @@ func TestAllowedAndDenied(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the refusal is not in the log: %+v", recs)
+	}
+	for i := 0; i < 100 && !strings.Contains(followed.String(), `"port":`+strconv.Itoa(denied)); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(followed.String(), `"port":`+strconv.Itoa(denied)) {
+		t.Errorf("log --follow did not show the refusal: %s", followed)
 	}
 	human := w.must("log", "--sandbox", last.ID)
 	if !strings.Contains(human, "deny") || !strings.Contains(human, "127.0.0.1:"+strconv.Itoa(denied)) {
@@ -132,6 +149,7 @@ func TestDaemonDeathCutsNetwork(t *testing.T) {
 	}
 	w.waitState(resp.ID, apitype.StateRunning)
 	w.killDaemon(9)
+	oldDir := w.paths().SandboxDir(resp.ID)
 	t0 := time.Now()
 	code := p.wait(t, 10*time.Second)
 	if code == 0 {
@@ -145,5 +163,8 @@ func TestDaemonDeathCutsNetwork(t *testing.T) {
 	}
 	if strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("the new daemon kept old sandboxes: %s", r.stdout)
+	}
+	if _, err := os.Stat(oldDir); !os.IsNotExist(err) {
+		t.Errorf("the dead daemon's sandbox folder %s is still there: %v", oldDir, err)
 	}
 }
