@@ -73,6 +73,24 @@ type fakeProxy struct {
 	health   int                                    // status for /health; 0 = 200
 }
 
+func (p *fakeProxy) setHealth(code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.health = code
+}
+
+func (p *fakeProxy) setSession(f func(c net.Conn, br *bufio.ReadWriter)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.session = f
+}
+
+func (p *fakeProxy) state() (int, func(c net.Conn, br *bufio.ReadWriter)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.health, p.session
+}
+
 func startFakeProxy(t *testing.T) *fakeProxy {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lnk-px-")
@@ -97,22 +115,23 @@ func (p *fakeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "proxy credentials needed", http.StatusProxyAuthRequired)
 		return
 	}
+	health, session := p.state()
 	switch {
 	case r.Method == http.MethodConnect:
 		p.connect(w, r)
 	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/health":
-		if p.health != 0 {
-			w.WriteHeader(p.health)
+		if health != 0 {
+			w.WriteHeader(health)
 			return
 		}
 		_, _ = io.WriteString(w, "ok")
-	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/session" && p.session != nil:
+	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/session" && session != nil:
 		c, brw, err := w.(http.Hijacker).Hijack()
 		if err != nil {
 			return
 		}
 		_, _ = io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: lnk-session\r\n\r\n")
-		p.session(c, brw)
+		session(c, brw)
 	default:
 		http.NotFound(w, r)
 	}
@@ -138,7 +157,7 @@ func (p *fakeProxy) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-	go func() { _, _ = io.Copy(up, brw); up.Close() }()
+	go func() { _, _ = io.Copy(up, brw); _ = up.(*net.TCPConn).CloseWrite() }()
 	_, _ = io.Copy(c, up)
 	c.Close()
 }

@@ -175,7 +175,7 @@ func TestThroughProxy(t *testing.T) {
 
 func TestFailsClosedWithoutProxy(t *testing.T) {
 	b := newBox(t)
-	b.proxy.health = http.StatusServiceUnavailable
+	b.proxy.setHealth(http.StatusServiceUnavailable)
 	r := b.sh("touch " + b.folder + "/ran")
 	if r.code != exitFailure || !strings.Contains(r.stderr, "did not run") {
 		t.Fatalf("%+v", r)
@@ -183,7 +183,7 @@ func TestFailsClosedWithoutProxy(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(b.folder, "ran")); err == nil {
 		t.Fatal("the command ran without its way out")
 	}
-	b.proxy.health = 0
+	b.proxy.setHealth(0)
 	b.proxy.srv.Close()
 	r = b.sh("touch " + b.folder + "/ran")
 	if r.code != exitFailure {
@@ -197,7 +197,7 @@ func TestFailsClosedWithoutProxy(t *testing.T) {
 func TestSession(t *testing.T) {
 	b := newBox(t)
 	events := make(chan map[string]any, 4)
-	b.proxy.session = func(c net.Conn, brw *bufio.ReadWriter) {
+	b.proxy.setSession(func(c net.Conn, brw *bufio.ReadWriter) {
 		defer c.Close()
 		dec := json.NewDecoder(brw)
 		var ev map[string]any
@@ -207,7 +207,7 @@ func TestSession(t *testing.T) {
 		events <- ev
 		_, _ = io.WriteString(c, `{"cmd":"pause"}`+"\n"+`{"cmd":"resume"}`+"\n"+`{"cmd":"stop"}`+"\n")
 		_ = dec.Decode(&ev)
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan result, 1)
@@ -229,10 +229,10 @@ func TestSession(t *testing.T) {
 		t.Fatal("stop did not end the sandbox")
 	}
 	// The daemon going away ends the command, fail closed.
-	b.proxy.session = func(c net.Conn, brw *bufio.ReadWriter) {
+	b.proxy.setSession(func(c net.Conn, brw *bufio.ReadWriter) {
 		_, _ = brw.ReadString('\n')
 		c.Close()
-	}
+	})
 	if r := b.sh("sleep 30"); r.code != exitFailure || !strings.Contains(r.stderr, "daemon went away") {
 		t.Fatalf("session dropped: %+v", r)
 	}
