@@ -293,8 +293,8 @@ func TestSOCKSMalformed(t *testing.T) {
 	e.log.waitRecord(t, func(r Record) bool { return strings.Contains(r.Host, "\n") && r.Decision == Deny })
 }
 
-func TestStopAndPause(t *testing.T) {
-	e := startProxy(t, loopPolicy(t), func(l *limits) { l.pauseHold = 2 })
+func TestStop(t *testing.T) {
+	e := startProxy(t, loopPolicy(t), nil)
 	eport := echoServer(t)
 	p, _ := strconv.Atoi(eport)
 	var tunnels []net.Conn
@@ -314,8 +314,36 @@ func TestStopAndPause(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Pause: a new request waits, resume releases it.
+	// Stop closes every tunnel at once and refuses new connections.
+	t0 := time.Now()
+	e.p.Stop()
+	for _, c := range tunnels {
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil || strings.Contains(err.Error(), "timeout") {
+			t.Fatalf("tunnel still open after stop: %v", err)
+		}
+		c.Close()
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("stop took %v", d)
+	}
+	if got := rawRequest(t, e.tcp, "GET http://lnk.sandbox/health HTTP/1.1\r\nHost: lnk.sandbox\r\n"+authHeader()+"\r\n"); got != "" {
+		t.Fatalf("after stop: %q", got)
+	}
+	e.log.waitRecord(t, func(r Record) bool { return r.Rule == ErrStopped.Error() })
+}
+
+func TestPause(t *testing.T) {
+	e := startProxy(t, loopPolicy(t), func(l *limits) { l.pauseHold = 2 })
+	eport := echoServer(t)
+	open := connectTunnel(t, e.tcp, "echo.lnk.test:"+eport)
+	defer open.Close()
+	// Pause: open tunnels go on; a new request waits, resume releases it.
 	e.p.Pause()
+	open.Write([]byte("y"))
+	if _, err := io.ReadFull(open, make([]byte, 1)); err != nil {
+		t.Fatalf("open tunnel stopped by pause: %v", err)
+	}
 	done := make(chan int, 1)
 	go func() {
 		resp, err := e.client(testID, testSecret).Get("http://web.lnk.test:" + eport + "/")
@@ -348,23 +376,6 @@ func TestStopAndPause(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("resume did not release the request")
 	}
-	// Stop closes every tunnel at once and refuses new connections.
-	t0 := time.Now()
-	e.p.Stop()
-	for _, c := range tunnels {
-		c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		if _, err := c.Read(make([]byte, 1)); err == nil || strings.Contains(err.Error(), "timeout") {
-			t.Fatalf("tunnel still open after stop: %v", err)
-		}
-		c.Close()
-	}
-	if d := time.Since(t0); d > time.Second {
-		t.Fatalf("stop took %v", d)
-	}
-	if got := rawRequest(t, e.tcp, "GET http://lnk.sandbox/health HTTP/1.1\r\nHost: lnk.sandbox\r\n"+authHeader()+"\r\n"); got != "" {
-		t.Fatalf("after stop: %q", got)
-	}
-	e.log.waitRecord(t, func(r Record) bool { return r.Rule == ErrStopped.Error() })
 }
 
 // connectTunnel opens a CONNECT tunnel with raw I/O.
