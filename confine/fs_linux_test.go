@@ -303,3 +303,24 @@ func execIn(dir, name string, args ...string) (string, error) {
 	out, err := c.CombinedOutput()
 	return string(out), err
 }
+
+// TestNewRepoConfigLinkNotFollowed: a config the sandbox made a link to a
+// secret is removed, never read into the folder or onto stderr.
+func TestNewRepoConfigLinkNotFollowed(t *testing.T) {
+	b := newBox(t)
+	writeFile(t, filepath.Join(b.folder, "plain"), "PRIVATE KEY")
+	r := b.sh("cd " + b.folder + " && git init -q && rm -f .git/config && ln -s " + b.home + "/.ssh/id_ed25519 .git/config")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if strings.Contains(r.stderr, "PRIVATE") {
+		t.Fatalf("a secret reached stderr: %s", r.stderr)
+	}
+	if _, err := os.Lstat(filepath.Join(b.folder, ".git", "config")); err == nil {
+		t.Fatal("the linked config was left")
+	}
+	r = b.sh("cd " + b.folder + " && rm -f .git/config && ln plain .git/config")
+	if strings.Contains(r.stderr, "PRIVATE") {
+		t.Fatalf("a hard-linked file reached stderr: %s", r.stderr)
+	}
+}

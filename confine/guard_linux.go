@@ -213,6 +213,11 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 	if ms, err = makeDir(ms, filepath.Dir(c.path), 0o755, false); err != nil {
 		return ms, err
 	}
+	// Never through a symlink: the placeholder must land where the wall
+	// binds it, not in some folder a link points at.
+	if real, err := filepath.EvalSymlinks(filepath.Dir(c.path)); err != nil || real != filepath.Dir(c.path) {
+		return ms, errors.New("its folder is, or passes through, a symlink")
+	}
 	if c.dir {
 		return makeDir(ms, c.path, placeholderDirMode, true)
 	}
@@ -258,8 +263,11 @@ func tidyNewRepo(ms []made, gitDir string) {
 		created = created || m.path == gitDir
 	}
 	cfg := filepath.Join(gitDir, "config")
-	data, err := os.ReadFile(cfg)
-	if !created || err != nil {
+	if !created {
+		return
+	}
+	data, err := readOwnFile(cfg)
+	if err != nil {
 		return
 	}
 	clean, dropped := sanitizeGitConfig(data)
@@ -270,6 +278,29 @@ func tidyNewRepo(ms []made, gitDir string) {
 	if os.WriteFile(tmp, clean, 0o644) == nil && os.Rename(tmp, cfg) == nil {
 		fmt.Fprintf(os.Stderr, "lnk: removed from %s what could run programs outside the sandbox: %s\n", cfg, strings.Join(dropped, ", "))
 	}
+}
+
+// readOwnFile reads a regular file the sandbox made: not a symlink, not a
+// hard link to another file, not large. A config that is anything else is
+// removed (the sandbox made it; git works without one).
+func readOwnFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			_ = os.Remove(path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 || st.Size > 1<<20 {
+		_ = os.Remove(path)
+		return nil, errors.New("not a plain file")
+	}
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
 func inode(path string) uint64 {

@@ -314,6 +314,34 @@ func TestStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A hijacked route (the daemon's session) and an idle keep-alive
+	// connection are closed too.
+	e.p.Handle("session", "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: lnk-session\r\nConnection: Upgrade\r\n\r\n")
+		io.Copy(io.Discard, c)
+		c.Close()
+	}))
+	sess, err := net.Dial("unix", e.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(sess, "GET http://lnk.sandbox/session HTTP/1.1\r\nHost: lnk.sandbox\r\n"+authHeader()+"Connection: Upgrade\r\nUpgrade: lnk-session\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(sess), nil); err != nil || resp.StatusCode != 101 {
+		t.Fatalf("session: %v %v", resp, err)
+	}
+	ka, err := net.Dial("tcp", e.tcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(ka, "GET http://lnk.sandbox/health HTTP/1.1\r\nHost: lnk.sandbox\r\n"+authHeader()+"\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(ka), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("keep-alive: %v %v", resp, err)
+	}
+	tunnels = append(tunnels, sess, ka)
 	// Stop closes every tunnel at once and refuses new connections.
 	t0 := time.Now()
 	e.p.Stop()
