@@ -88,10 +88,14 @@ func run(n int) error {
 	bare := []string{"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
 		"--dev", "/dev", "--proc", "/proc", "--", "true"}
 
-	names := []string{"bare bwrap", "guard + bwrap, lnk's mounts", "lnk's wall (guard+bwrap+init)"}
-	argvs := [][]string{bare, mountsOnly, wall.Argv}
-	envs := [][]string{os.Environ(), wall.Env, wall.Env}
+	// For reference: starting the lnk binary once (the guard running
+	// `true` instead of bwrap). The wall starts it twice (guard, init).
+	lnkOnce := []string{lnk, "sandbox", "init", "--guard", "--", "true"}
+	names := []string{"bare bwrap", "guard + bwrap, lnk's mounts", "lnk's wall (guard+bwrap+init)", "reference: one start of lnk"}
+	argvs := [][]string{bare, mountsOnly, wall.Argv, lnkOnce}
+	envs := [][]string{os.Environ(), wall.Env, wall.Env, os.Environ()}
 	times := make([][]time.Duration, len(argvs))
+	cpus := make([][]time.Duration, len(argvs)) // user+sys of the process and all it waited for
 	for i := 0; i < n+3; i++ { // three warm-up rounds, not counted
 		for k, argv := range argvs {
 			c := exec.Command(argv[0], argv[1:]...)
@@ -102,19 +106,24 @@ func run(n int) error {
 			}
 			if i >= 3 {
 				times[k] = append(times[k], time.Since(start))
+				cpus[k] = append(cpus[k], c.ProcessState.UserTime()+c.ProcessState.SystemTime())
 			}
 		}
 	}
-	fmt.Printf("%d runs each, alternating, `true` inside\n", n)
+	fmt.Printf("%d runs each, alternating, `true` inside; wall-clock time, and CPU time (user+sys, all processes)\n", n)
 	med := make([]time.Duration, len(times))
 	for k, ts := range times {
-		sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+		sortDur(ts)
+		sortDur(cpus[k])
 		med[k] = ts[len(ts)/2]
-		fmt.Printf("%-32s median %7.2f ms   min %7.2f ms   max %7.2f ms\n", names[k], ms(med[k]), ms(ts[0]), ms(ts[len(ts)-1]))
+		fmt.Printf("%-32s median %7.2f ms   min %7.2f   max %7.2f   | cpu median %6.2f ms\n",
+			names[k], ms(med[k]), ms(ts[0]), ms(ts[len(ts)-1]), ms(cpus[k][len(ts)/2]))
 	}
 	fmt.Printf("lnk's wall adds %.2f ms (median) over bare bwrap; guard and mounts alone add %.2f ms\n",
 		ms(med[2]-med[0]), ms(med[1]-med[0]))
 	return nil
 }
+
+func sortDur(ts []time.Duration) { sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] }) }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
