@@ -96,7 +96,7 @@ func run(n int) error {
 	envs := [][]string{os.Environ(), wall.Env, wall.Env, os.Environ()}
 	times := make([][]time.Duration, len(argvs))
 	cpus := make([][]time.Duration, len(argvs)) // user+sys of the process and all it waited for
-	for i := 0; i < n+3; i++ { // three warm-up rounds, not counted
+	for i := 0; i < n+3; i++ {                  // three warm-up rounds, not counted
 		for k, argv := range argvs {
 			c := exec.Command(argv[0], argv[1:]...)
 			c.Env, c.Dir, c.Stdout, c.Stderr = envs[k], folder, os.Stdout, os.Stderr
