@@ -63,7 +63,7 @@ func processesWith(marker string) []int {
 func TestListPauseResumeStop(t *testing.T) {
 	w := newWorld(t, true)
 	marker := "lnk-e2e-marker-" + strconv.Itoa(os.Getpid())
-	file := filepath.Join(w.home, "counter")
+	file := filepath.Join(w.folder, "counter")
 	// Two processes: the loop and a child sleeping in the background.
 	script := `sleep 600 & i=0; while :; do i=$((i+1)); echo $i > counter.tmp; mv counter.tmp counter; sleep 0.05; done; : ` + marker
 	resp, p := w.startWrapped("--name", "counter", "--", "sh", "-c", script)

@@ -45,6 +45,7 @@ type world struct {
 	t       *testing.T
 	root    string // short temp folder holding everything
 	home    string
+	folder  string // home/project: where lnk runs, the sandbox's folder
 	runtime string // XDG_RUNTIME_DIR; "" = none (lnk falls back to its cache)
 }
 
@@ -59,7 +60,11 @@ func newWorld(t *testing.T, withRuntime bool) *world {
 	}
 	os.Chmod(root, 0o755)
 	w := &world{t: t, root: root, home: filepath.Join(root, "home")}
+	w.folder = filepath.Join(w.home, "project")
 	if err := os.Mkdir(w.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(w.folder, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if withRuntime {
@@ -114,13 +119,20 @@ type result struct {
 	code           int
 }
 
-// lnk runs `lnk sandbox ARGS...` in HOME, bounded to a minute.
+// lnk runs `lnk sandbox ARGS...` in the project folder, bounded to a
+// minute.
 func (w *world) lnk(args ...string) result {
+	w.t.Helper()
+	return w.lnkIn(w.folder, args...)
+}
+
+// lnkIn runs `lnk sandbox ARGS...` in dir.
+func (w *world) lnkIn(dir string, args ...string) result {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, lnkBin, append([]string{"sandbox"}, args...)...)
-	cmd.Env, cmd.Dir = w.env(), w.home
+	cmd.Env, cmd.Dir = w.env(), dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -49,7 +49,7 @@ func TestAllowedAndDenied(t *testing.T) {
 	}
 	// A follower started before the traffic sees it arrive.
 	follow := exec.Command(lnkBin, "sandbox", "log", "--follow", "--json")
-	follow.Env, follow.Dir = w.env(), w.home
+	follow.Env, follow.Dir = w.env(), w.folder
 	followed := &syncBuffer{}
 	follow.Stdout = followed
 	if err := follow.Start(); err != nil {

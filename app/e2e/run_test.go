@@ -79,11 +79,11 @@ func TestWrapJSONRunByHarness(t *testing.T) {
 	if code := p.wait(t, time.Minute); code != 0 {
 		t.Fatalf("exit %d: %s", code, p.out)
 	}
-	if want := "id=" + resp.ID + " dir=" + w.home + "\n"; p.out.String() != want {
+	if want := "id=" + resp.ID + " dir=" + w.folder + "\n"; p.out.String() != want {
 		t.Errorf("output %q, want %q", p.out, want)
 	}
 	s := w.waitState(resp.ID, apitype.StateExited)
-	if s.Name != "harness-test" || s.ExitCode == nil || *s.ExitCode != 0 || s.Folder != w.home {
+	if s.Name != "harness-test" || s.ExitCode == nil || *s.ExitCode != 0 || s.Folder != w.folder {
 		t.Errorf("listed %+v", s)
 	}
 	// The JSON has exactly the documented keys.
@@ -102,5 +102,23 @@ func TestWrapJSONRunByHarness(t *testing.T) {
 	out, err := exec.Command("sh", "-c", line).CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "shell-form ") {
 		t.Errorf("shell form: %v: %s", err, out)
+	}
+}
+
+// Run in the home folder itself, as the README's first command does: the
+// home's own protected and secret paths lie inside the writable folder.
+func TestRunInHome(t *testing.T) {
+	w := newWorld(t, true)
+	r := w.lnkIn(w.home, "run", "--", "sh", "-c", "pwd; touch made-here")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != w.home {
+		t.Fatalf("run in HOME: exit %d, %q, %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.home, "made-here")); err != nil {
+		t.Errorf("the folder was not writable: %v", err)
+	}
+	for _, rc := range []string{".bashrc", ".profile"} {
+		if r := w.lnkIn(w.home, "run", "--", "sh", "-c", "echo x >> "+rc); r.code == 0 {
+			t.Errorf("the sandbox wrote %s in HOME", rc)
+		}
 	}
 }

@@ -14,7 +14,7 @@ func TestCtrlCReachesCommand(t *testing.T) {
 	w := newWorld(t, true)
 	cmd := exec.Command(lnkBin, "sandbox", "run", "--", "sh", "-c",
 		`trap 'echo got-int; exit 9' INT; echo ready; while :; do sleep 0.1; done`)
-	cmd.Env, cmd.Dir = w.env(), w.home
+	cmd.Env, cmd.Dir = w.env(), w.folder
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's foreground group
