@@ -18,12 +18,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// made is something the guard created on the host, to remove afterwards.
+// made is something the guard created (or adopted) on the host, to remove
+// afterwards. The guard holds a shared flock on it while the sandbox runs:
+// a second sandbox using the same placeholder holds one too, and the
+// first to end leaves it in place (removing it would lift the second's
+// mount), the last removes it.
 type made struct {
 	path  string
 	dir   bool
 	ino   uint64
-	place bool // a placeholder (removed if still empty); else a parent (removed if empty)
+	place bool     // a placeholder (removed if still empty); else a parent (removed if empty)
+	lock  *os.File // the shared flock; nil if it could not be taken
+}
+
+// track records m with a shared lock on it.
+func track(ms []made, m made) []made {
+	flags := os.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if m.dir {
+		flags |= unix.O_DIRECTORY
+	}
+	if f, err := os.OpenFile(m.path, flags, 0); err == nil {
+		if unix.Flock(int(f.Fd()), unix.LOCK_SH) == nil {
+			m.lock = f
+		} else {
+			f.Close()
+		}
+	}
+	m.ino = inode(m.path)
+	return append(ms, m)
 }
 
 type guardOpts struct {
@@ -89,7 +111,7 @@ func runGuard(args []string) int {
 	defer func() { cleanup(ms) }()
 	for _, g := range o.newRepo {
 		if fi, err := os.Lstat(g); err == nil && fi.IsDir() && !exists(filepath.Join(g, "HEAD")) && !exists(filepath.Join(g, "config")) {
-			ms = append(ms, made{path: g, dir: true, ino: inode(g)}) // adopted: removed if empty
+			ms = track(ms, made{path: g, dir: true}) // adopted: removed if empty
 			continue
 		}
 		if ms, err = makeDir(ms, g, 0o755, false); err != nil {
@@ -196,7 +218,7 @@ func makeDir(ms []made, dir string, mode os.FileMode, place bool) ([]made, error
 	if err := os.Chmod(dir, mode); err != nil { // umask
 		return ms, err
 	}
-	return append(ms, made{path: dir, dir: true, ino: inode(dir), place: place}), nil
+	return track(ms, made{path: dir, dir: true, place: place}), nil
 }
 
 // makePlaceholder creates an empty read-only file or folder at c.path, or
@@ -205,7 +227,7 @@ func makeDir(ms []made, dir string, mode os.FileMode, place bool) ([]made, error
 func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 	if _, err := os.Lstat(c.path); err == nil {
 		if dir, ok := isPlaceholder(c.path); ok {
-			ms = append(ms, made{path: c.path, dir: dir, ino: inode(c.path), place: true})
+			ms = track(ms, made{path: c.path, dir: dir, place: true})
 		}
 		return ms, nil
 	}
@@ -229,7 +251,7 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 	if err := os.Chmod(c.path, placeholderFileMode); err != nil {
 		return ms, err
 	}
-	return append(ms, made{path: c.path, ino: inode(c.path), place: true}), nil
+	return track(ms, made{path: c.path, place: true}), nil
 }
 
 // cleanup removes, newest first, what the guard made, if it is still the
@@ -237,6 +259,13 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 func cleanup(ms []made) {
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
+		if m.lock != nil {
+			busy := unix.Flock(int(m.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil
+			defer m.lock.Close()
+			if busy {
+				continue // another sandbox still stands on it
+			}
+		}
 		if inode(m.path) != m.ino {
 			continue
 		}

@@ -318,3 +318,35 @@ func TestPlaceholdersStayOutOfGit(t *testing.T) {
 		t.Fatalf("placeholders show in git (or are missing): %+v", r)
 	}
 }
+
+// TestTwoSandboxesShareAFolder: the first to end must not lift the
+// placeholders the other still stands on.
+func TestTwoSandboxesShareAFolder(t *testing.T) {
+	b := newBox(t)
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "echo ready; read x; echo pwned > .bashrc && echo CREATED; exit 0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(cmd.Argv[0], cmd.Argv[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	if line, _ := br.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	if r := b.sh("true"); r.code != 0 { // a second sandbox comes and goes
+		t.Fatalf("%+v", r)
+	}
+	_, _ = io.WriteString(stdin, "go\n")
+	stdin.Close()
+	rest, _ := io.ReadAll(br)
+	_ = c.Wait()
+	if strings.Contains(string(rest), "CREATED") {
+		t.Fatal("the second sandbox's end lifted the first's protection")
+	}
+	assertNoLitter(t, b.folder, nil)
+}

@@ -73,9 +73,13 @@ func planProtect(p *spec.Policy) (*protectPlan, error) {
 		}
 		plan.walk(w, single, nested)
 	}
+	macOnly := filepath.Join(p.Home, "Library") // home secrets only macOS reads
 	for _, list := range [][]spec.Path{p.Hidden, p.WriteDenied} {
 		for _, h := range list {
 			if h.Glob || h.Exists || deepestIn(h.Path, writable) < 0 || isPlaceholderTarget(plan, h.Path) {
+				continue
+			}
+			if h.From == "home secrets" && within(h.Path, macOnly) {
 				continue
 			}
 			// Unknown kind: an empty folder keeps out files and folders alike.
