@@ -141,3 +141,24 @@ func TestNewRefuses(t *testing.T) {
 		}
 	}
 }
+
+// With no Resolve, names go to the system resolver; localhost is still
+// loopback and refused without a lan rule.
+func TestSystemResolver(t *testing.T) {
+	np := netPolicy(t, []string{"localhost"}, nil, nil)
+	p, err := New(Config{SandboxID: testID, Secret: testSecret, Network: np})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	v := p.decide(context.Background(), "LOCALHOST.", 80)
+	if v.allow || !strings.Contains(v.rule, "loopback") {
+		t.Fatalf("%+v", v)
+	}
+	np.LAN = netPolicy(t, nil, nil, []string{"127.0.0.0/8", "::1"}).LAN
+	p2, _ := New(Config{SandboxID: testID, Secret: testSecret, Network: np})
+	defer p2.Close()
+	if v := p2.decide(context.Background(), "localhost", 80); !v.allow || len(v.addrs) == 0 {
+		t.Fatalf("%+v", v)
+	}
+}
