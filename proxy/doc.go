@@ -63,10 +63,13 @@
 //
 // CONNECT and SOCKS5 tunnels copy with io.Copy between the raw
 // *net.TCPConn / *net.UnixConn, so Linux splices them, with no per-byte
-// work and two goroutines per tunnel. A tunnel that moves no byte either
-// way is closed after 10 to 20 minutes (deadlines are renewed every 10
-// minutes, never per read). At most 4096
-// client connections are open per sandbox; more are refused and logged.
+// work and two goroutines per tunnel. (Measured on Linux: splicing wins
+// when one side is a unix socket, the sandbox's case; between two TCP
+// sockets a large user-space buffer was faster, but costs its memory per
+// idle tunnel, so splice stays.) A tunnel that moves no byte either way is
+// closed after 10 to 20 minutes (deadlines are renewed every 10 minutes,
+// never per read). At most 4096 client connections are open per sandbox;
+// more are refused and logged.
 //
 // # Stop and pause
 //
