@@ -78,26 +78,7 @@ func TestAllowedAndDenied(t *testing.T) {
 	if want := "127.0.0.1:" + strconv.Itoa(denied); last.LastBlocked != want {
 		t.Errorf("last blocked %q, want %q", last.LastBlocked, want)
 	}
-	var recs []apitype.LogRecord
-	for _, line := range strings.Split(strings.TrimSpace(w.must("log", "--json", "--sandbox", last.ID)), "\n") {
-		var rec apitype.LogRecord
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		recs = append(recs, rec)
-	}
-	found := false
-	for _, rec := range recs {
-		if rec.Sandbox != last.ID {
-			t.Errorf("log --sandbox gave another sandbox's record: %+v", rec)
-		}
-		if rec.Port == uint16(denied) && rec.Decision == "deny" && rec.Rule != "" {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("the refusal is not in the log: %+v", recs)
-	}
+	checkLog(t, w, last.ID, denied)
 	for i := 0; i < 100 && !strings.Contains(followed.String(), `"port":`+strconv.Itoa(denied)); i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -107,6 +88,32 @@ func TestAllowedAndDenied(t *testing.T) {
 	human := w.must("log", "--sandbox", last.ID)
 	if !strings.Contains(human, "deny") || !strings.Contains(human, "127.0.0.1:"+strconv.Itoa(denied)) {
 		t.Errorf("human log lacks the refusal:\n%s", human)
+	}
+}
+
+// checkLog asserts that `log --json --sandbox id` holds only that
+// sandbox's records, the refusal of port denied among them.
+func checkLog(t *testing.T, w *world, id string, denied int) {
+	t.Helper()
+	var recs []apitype.LogRecord
+	for _, line := range strings.Split(strings.TrimSpace(w.must("log", "--json", "--sandbox", id)), "\n") {
+		var rec apitype.LogRecord
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		recs = append(recs, rec)
+	}
+	found := false
+	for _, rec := range recs {
+		if rec.Sandbox != id {
+			t.Errorf("log --sandbox gave another sandbox's record: %+v", rec)
+		}
+		if rec.Port == uint16(denied) && rec.Decision == "deny" && rec.Rule != "" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the refusal is not in the log: %+v", recs)
 	}
 }
 

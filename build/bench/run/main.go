@@ -46,26 +46,44 @@ func run(n, sandboxes int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{dir: dir, lnk: filepath.Join(dir, "lnk")}
-	if out, err := exec.Command("go", "build", "-o", b.lnk, "lnk.dev/sandbox/app/lnk").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	home, rt := filepath.Join(dir, "home"), filepath.Join(dir, "run")
-	b.home = home
-	for _, d := range []string{home, rt} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return err
-		}
-	}
-	b.env = []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + rt, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	defer b.stopDaemon(filepath.Join(rt, "lnk", "daemon.lock"))
-	if err := b.cmd("sandbox", "run", "--", "true").Run(); err != nil { // starts the daemon
-		return fmt.Errorf("lnk sandbox run -- true: %v", err)
-	}
-	pid, err := daemonPID(filepath.Join(rt, "lnk", "daemon.lock"))
+	b, err := newBench(dir)
 	if err != nil {
 		return err
 	}
+	lock := filepath.Join(dir, "run", "lnk", "daemon.lock")
+	defer b.stopDaemon(lock)
+	if err := b.cmd("sandbox", "run", "--", "true").Run(); err != nil { // starts the daemon
+		return fmt.Errorf("lnk sandbox run -- true: %v", err)
+	}
+	pid, err := daemonPID(lock)
+	if err != nil {
+		return err
+	}
+	if err := b.startup(n); err != nil {
+		return err
+	}
+	return b.memory(pid, n, sandboxes)
+}
+
+// newBench builds lnk and makes a fresh HOME and XDG_RUNTIME_DIR in dir.
+func newBench(dir string) (*bench, error) {
+	b := &bench{dir: dir, lnk: filepath.Join(dir, "lnk"), home: filepath.Join(dir, "home")}
+	if out, err := exec.Command("go", "build", "-o", b.lnk, "lnk.dev/sandbox/app/lnk").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	rt := filepath.Join(dir, "run")
+	for _, d := range []string{b.home, rt} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	b.env = []string{"HOME=" + b.home, "XDG_RUNTIME_DIR=" + rt, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	return b, nil
+}
+
+// startup times run against bare bwrap, alternating, and the two halves
+// of run (wrap, then the wrapped command) as a harness sees them.
+func (b *bench) startup(n int) error {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return fmt.Errorf("bwrap not found: install the bubblewrap package")
@@ -92,18 +110,21 @@ func run(n, sandboxes int) error {
 	fmt.Printf("startup, %d runs each, alternating (median, min-max):\n", n)
 	fmt.Printf("  bare bwrap --unshare-all true   %s\n", stats(tBare))
 	fmt.Printf("  lnk sandbox run -- true (warm)  %s\n", stats(tLnk))
-	over := median(tLnk) - median(tBare)
-	fmt.Printf("  lnk over bare bwrap             %+.1f ms (goal <= +10 ms)\n", ms(over))
+	fmt.Printf("  lnk over bare bwrap             %+.1f ms (goal <= +10 ms)\n", ms(median(tLnk)-median(tBare)))
 	fmt.Printf("  of which: lnk sandbox wrap      %s  (CLI, spec, daemon, proxy, confine.Wrap)\n", stats(tWrap))
 	fmt.Printf("            the wrapped command   %s  (guard, bwrap, init, health, session)\n", stats(tWall))
+	return nil
+}
 
+// memory reads the daemon's RSS idle and with idle sandboxes running.
+func (b *bench) memory(pid, runs, sandboxes int) error {
 	b.cmd("sandbox", "stop", "--all").Run()
 	time.Sleep(500 * time.Millisecond)
 	idle, err := rssKB(pid)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("daemon RSS idle (after %d runs): %.1f MB (goal <= 30 MB)\n", n+1, float64(idle)/1024)
+	fmt.Printf("daemon RSS idle (after %d runs): %.1f MB (goal <= 30 MB)\n", 3*runs+1, float64(idle)/1024)
 	procs, err := b.idleSandboxes(sandboxes)
 	defer func() {
 		b.cmd("sandbox", "stop", "--all").Run()
