@@ -77,6 +77,9 @@ grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
 	done
 done
 
+step "benchmark smoke run (judges nothing about speed)"
+bash build/bench.sh -short
+
 step "as an unprivileged user"
 if [ "$(id -u)" = 0 ]; then
 	bash build/test-nonroot.sh
