@@ -131,7 +131,10 @@ const (
 	CodeBadRequest = "bad_request"
 	CodeConflict   = "conflict" // the sandbox is not in a state that allows it
 	CodeDenied     = "denied"
-	CodeInternal   = "internal"
+	// CodeUnavailable: the wall cannot stand here (bwrap missing, user
+	// namespaces off, an OS without a wall); the message says how to fix it.
+	CodeUnavailable = "unavailable"
+	CodeInternal    = "internal"
 )
 
 func (e *Error) Error() string { return e.Message }

@@ -41,6 +41,8 @@ func daemonErr(err error) error {
 		return failf(ExitInvalid, "%s", ae.Message)
 	case errors.As(err, &ae) && (ae.Code == apitype.CodeBadRequest || ae.Code == apitype.CodeConflict):
 		return failf(ExitInvalid, "%s", ae.Message)
+	case errors.As(err, &ae) && ae.Code == apitype.CodeUnavailable:
+		return failf(ExitFailure, "%s", ae.Message)
 	case errors.Is(err, client.ErrNoDaemon):
 		return failf(ExitFailure, "%v: start it with 'lnk sandbox daemon', or see 'lnk sandbox doctor'", err)
 	}

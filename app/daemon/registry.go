@@ -69,7 +69,7 @@ func (d *Daemon) Wrap(ctx context.Context, req *apitype.WrapRequest) (*apitype.W
 	})
 	if err != nil {
 		d.finish(sb)
-		return nil, apitype.Errorf(apitype.CodeBadRequest, err.Error())
+		return nil, apitype.Errorf(apitype.CodeUnavailable, err.Error())
 	}
 	d.mu.Lock()
 	d.sandboxes[id] = sb

@@ -216,10 +216,11 @@ func writeError(w http.ResponseWriter, status int, err error) {
 	code := apitype.CodeOf(err)
 	if status == 0 {
 		status = map[string]int{
-			apitype.CodeNotFound:   http.StatusNotFound,
-			apitype.CodeBadRequest: http.StatusBadRequest,
-			apitype.CodeConflict:   http.StatusConflict,
-			apitype.CodeDenied:     http.StatusForbidden,
+			apitype.CodeNotFound:    http.StatusNotFound,
+			apitype.CodeBadRequest:  http.StatusBadRequest,
+			apitype.CodeConflict:    http.StatusConflict,
+			apitype.CodeDenied:      http.StatusForbidden,
+			apitype.CodeUnavailable: http.StatusServiceUnavailable,
 		}[code]
 		if status == 0 {
 			status = http.StatusInternalServerError
