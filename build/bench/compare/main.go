@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command compare measures lnk against the direct path and against
 // Anthropic's sandbox-runtime (srt), side by side in one run, alternating
 // A, B and C run by run so machine drift cancels. It prints a Markdown
