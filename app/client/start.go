@@ -17,6 +17,10 @@ import (
 // StartTimeout bounds how long EnsureDaemon waits for a started daemon.
 var StartTimeout = 10 * time.Second
 
+// maxDaemonLog is the size past which a starting daemon's log is moved
+// to daemon.log.1.
+const maxDaemonLog = 4 << 20
+
 // Started says what EnsureDaemon did.
 type Started struct {
 	// Started is true when EnsureDaemon started a daemon.
@@ -98,6 +102,9 @@ func lastLine(path string) string {
 func spawn(exe, logFile, socket string) (<-chan struct{}, error) {
 	if err := safesocket.PrivateDir(filepath.Dir(logFile)); err != nil {
 		return nil, err
+	}
+	if fi, err := os.Stat(logFile); err == nil && fi.Size() > maxDaemonLog {
+		os.Rename(logFile, logFile+".1") // keep one old log
 	}
 	out, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {

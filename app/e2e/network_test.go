@@ -123,16 +123,21 @@ func TestDaemonDeathCutsNetwork(t *testing.T) {
 	w := newWorld(t, true)
 	curl := testenv.NeedCommand(t, "curl", "curl")
 	started := make(chan struct{}, 1)
+	cut := make(chan int, 1) // chunks sent when the server saw the connection go
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
 	port := serveLoopback(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "application/octet-stream")
 		chunk := make([]byte, 1024)
 		for i := 0; i < 600; i++ { // a minute at most
-			if _, err := rw.Write(chunk); err != nil {
+			_, err := rw.Write(chunk)
+			if err == nil {
+				err = http.NewResponseController(rw).Flush()
+			}
+			if err != nil {
+				cut <- i
 				return
 			}
-			rw.(http.Flusher).Flush()
 			if i == 2 {
 				select {
 				case started <- struct{}{}:
@@ -163,6 +168,13 @@ func TestDaemonDeathCutsNetwork(t *testing.T) {
 		t.Fatalf("the download finished after the daemon died: %s", p.out)
 	}
 	t.Logf("command ended %v after the daemon died, exit %d: %s", time.Since(t0), code, strings.TrimSpace(p.out.String()))
+	// Nothing carries on around it: the server sees the download cut.
+	select {
+	case n := <-cut:
+		t.Logf("the server saw the connection cut after %d chunks", n)
+	case <-time.After(15 * time.Second):
+		t.Error("the download's connection stayed open after the daemon died")
+	}
 	// The next call notices and restarts a daemon with nothing from before.
 	r := w.lnk("list", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "lost its network") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/Microsoft/go-winio"
@@ -30,8 +31,16 @@ func userSID() (string, error) {
 }
 
 // PrivateDir makes dir; on Windows a user's profile folders are already
-// private to the user.
-func PrivateDir(dir string) error { return nil }
+// private to the user, so it checks nothing more.
+func PrivateDir(dir string) error {
+	if strings.HasPrefix(dir, `\\.\pipe`) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("safesocket: create %s: %w", dir, err)
+	}
+	return nil
+}
 
 func listen(path string) (net.Listener, func(net.Conn) (Peer, error), error) {
 	if !strings.HasPrefix(path, `\\.\pipe\`) {
