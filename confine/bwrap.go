@@ -304,6 +304,14 @@ func guardArgs(r *Request, plan *protectPlan) []string {
 	for _, g := range plan.newRepo {
 		out = append(out, "--new-repo", g)
 	}
+	for _, w := range expandAll(r.Policy.Writable) {
+		if fi, err := os.Stat(w); err == nil && fi.IsDir() && !underAny(w, r.Policy.Link) {
+			out = append(out, "--root", w)
+		}
+	}
+	for _, g := range plan.gitDirs {
+		out = append(out, "--git", g)
+	}
 	return out
 }
 

@@ -324,3 +324,40 @@ func TestNewRepoConfigLinkNotFollowed(t *testing.T) {
 		t.Fatalf("a hard-linked file reached stderr: %s", r.stderr)
 	}
 }
+
+// TestNewRepositoriesTidiedAfterRun: git folders the sandbox makes deeper
+// in the folder, or as new submodules, keep nothing that runs code.
+func TestNewRepositoriesTidiedAfterRun(t *testing.T) {
+	b := newBox(t)
+	writeFile(t, filepath.Join(b.folder, "top", "a.txt"), "a")
+	if out, err := execIn(b.folder, "git", "init", "-q"); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	r := b.sh(`set -e; cd ` + b.folder + `
+mkdir -p sub && cd sub && git init -q && git config core.fsmonitor 'touch /tmp/x' && echo '#!/bin/sh' > .git/hooks/post-checkout && cd ..
+mkdir -p evil/hooks sub2 && echo 'ref: refs/heads/main' > evil/HEAD && printf '[core]\n\tfsmonitor = x\n' > evil/config && echo x > evil/hooks/pre-commit
+echo 'gitdir: ../evil' > sub2/.git
+mkdir -p .git/modules/m/hooks && echo 'ref: refs/heads/main' > .git/modules/m/HEAD && printf '[core]\n\tsshCommand = x\n' > .git/modules/m/config && echo x > .git/modules/m/hooks/pre-push
+`)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, p := range []string{"sub/.git/hooks/post-checkout", "evil/hooks/pre-commit", ".git/modules/m/hooks/pre-push"} {
+		if _, err := os.Lstat(filepath.Join(b.folder, p)); err == nil {
+			t.Errorf("%s was left", p)
+		}
+	}
+	for _, p := range []string{"sub/.git/config", "evil/config", ".git/modules/m/config"} {
+		data, _ := os.ReadFile(filepath.Join(b.folder, p))
+		if strings.Contains(string(data), "fsmonitor") || strings.Contains(string(data), "sshCommand") {
+			t.Errorf("%s kept what runs code:\n%s", p, data)
+		}
+	}
+	if !strings.Contains(r.stderr, "tidied") {
+		t.Errorf("no note on stderr: %s", r.stderr)
+	}
+	// The sample hooks of an existing repository are left alone.
+	if _, err := os.Stat(filepath.Join(b.folder, ".git", "hooks", "pre-commit.sample")); err != nil {
+		t.Errorf("the existing repository's samples were touched: %v", err)
+	}
+}

@@ -53,6 +53,8 @@ type guardOpts struct {
 	create      []placeholder
 	newRepo     []string
 	need        []string // host paths bwrap binds in: checked first
+	roots       []string // writable folders: scanned for new git folders afterwards
+	known       []string // git folders that existed before the run
 	argv        []string
 }
 
@@ -81,6 +83,12 @@ func parseGuardArgs(args []string) (*guardOpts, error) {
 		case a == "--need":
 			i++
 			o.need = append(o.need, args[i])
+		case a == "--root":
+			i++
+			o.roots = append(o.roots, args[i])
+		case a == "--git":
+			i++
+			o.known = append(o.known, args[i])
 		case a == "--new-repo":
 			i++
 			if !filepath.IsAbs(args[i]) {
@@ -124,8 +132,10 @@ func runGuard(args []string) int {
 		}
 	}
 	code := runBwrap(o)
-	for _, g := range o.newRepo {
-		tidyNewRepo(ms, g)
+	cleanup(ms)
+	ms = nil
+	if notes := afterRun(o.roots, o.known); len(notes) > 0 {
+		fmt.Fprintf(os.Stderr, "lnk: tidied git folders the sandbox made, so nothing in them runs outside it: %s\n", strings.Join(notes, "; "))
 	}
 	return code
 }
@@ -281,31 +291,6 @@ func cleanup(ms []made) {
 		if err := unix.Rmdir(m.path); err != nil && m.place {
 			_ = os.Chmod(m.path, placeholderDirMode)
 		}
-	}
-}
-
-// tidyNewRepo keeps, in the config of a repository the sandbox created,
-// only settings that run nothing (see sanitizeGitConfig).
-func tidyNewRepo(ms []made, gitDir string) {
-	created := false
-	for _, m := range ms {
-		created = created || m.path == gitDir
-	}
-	cfg := filepath.Join(gitDir, "config")
-	if !created {
-		return
-	}
-	data, err := readOwnFile(cfg)
-	if err != nil {
-		return
-	}
-	clean, dropped := sanitizeGitConfig(data)
-	if len(dropped) == 0 {
-		return
-	}
-	tmp := cfg + ".lnk-tmp"
-	if os.WriteFile(tmp, clean, 0o644) == nil && os.Rename(tmp, cfg) == nil {
-		fmt.Fprintf(os.Stderr, "lnk: removed from %s what could run programs outside the sandbox: %s\n", cfg, strings.Join(dropped, ", "))
 	}
 }
 

@@ -37,6 +37,7 @@ type protectPlan struct {
 	pin      []string      // parents of protected names: bound on themselves
 	create   []placeholder // missing names: placeholders
 	newRepo  []string      // .git folders the guard creates (a repository may be made in them)
+	gitDirs  []string      // git folders that exist: the guard tidies any other it finds afterwards
 }
 
 // dirNames are protected names that are folders.
@@ -123,7 +124,10 @@ func (plan *protectPlan) walk(root string, single map[string]bool, nested map[st
 		}
 		for _, e := range ents {
 			name, path := e.Name(), filepath.Join(it.dir, e.Name())
-			_, adopt := isPlaceholder(path)
+			adopt := false
+			if nested[name] != nil {
+				_, adopt = isPlaceholder(path)
+			}
 			switch {
 			case single[name] || nested[name] != nil && adopt:
 				plan.existing(path) // adopts a placeholder a killed run left
@@ -133,6 +137,9 @@ func (plan *protectPlan) walk(root string, single map[string]bool, nested map[st
 				plan.parent(path, name, nested[name], true)
 			case nested[name] != nil && e.IsDir():
 				plan.parent(path, name, nested[name], false)
+				if name == ".git" {
+					plan.gitExtras(path, 0)
+				}
 			case nested[name] != nil:
 				plan.existing(path) // e.g. a worktree's .git file naming its gitdir
 			case e.IsDir() && it.depth < protectDepth && name != "node_modules":
@@ -194,6 +201,35 @@ func (plan *protectPlan) missingAtRoot(root string, present map[string]os.DirEnt
 		// repository in it, with its hooks kept out.
 		plan.newRepo = append(plan.newRepo, path)
 		plan.parent(path, name, children, true)
+	}
+}
+
+// gitExtras protects what else in a git folder runs code: its
+// config.worktree, and the config and hooks of the submodules' git
+// folders under modules/ (whose own modules/ nest).
+func (plan *protectPlan) gitExtras(gitDir string, depth int) {
+	plan.gitDirs = append(plan.gitDirs, gitDir)
+	if cw := filepath.Join(gitDir, "config.worktree"); exists(cw) {
+		plan.readOnly = append(plan.readOnly, cw)
+	}
+	if depth > 3 {
+		return
+	}
+	ents, err := os.ReadDir(filepath.Join(gitDir, "modules"))
+	if err != nil || len(ents) > 200 {
+		return
+	}
+	for _, e := range ents {
+		sub := filepath.Join(gitDir, "modules", e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if !exists(filepath.Join(sub, "HEAD")) {
+			plan.gitExtras(sub, depth+1) // a module named a/b: modules/a/b
+			continue
+		}
+		plan.parent(sub, ".git", []string{"config", "hooks"}, false)
+		plan.gitExtras(sub, depth+1)
 	}
 }
 

@@ -1,0 +1,157 @@
+package confine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// afterRun looks, once the sandbox has ended, for git folders the sandbox
+// made (any .git in the writable folders, bounded as planProtect's walk,
+// and new submodule folders in known repositories) and tidies each: a
+// repository made inside the sandbox must not run anything when the
+// person uses git in the folder later (see doc.go).
+func afterRun(roots, known []string) []string {
+	seen := map[string]bool{}
+	for _, k := range known {
+		if real, err := filepath.EvalSymlinks(k); err == nil {
+			seen[real] = true
+		}
+	}
+	var found []string
+	add := func(gitDir string) {
+		real, err := filepath.EvalSymlinks(gitDir)
+		if err != nil || seen[real] || !underAny(real, roots) {
+			return
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return
+		}
+		seen[real] = true
+		found = append(found, real)
+	}
+	for _, r := range roots {
+		scanRoot(r, add)
+	}
+	for _, k := range known {
+		scanModules(filepath.Join(k, "modules"), add, 0)
+	}
+	sort.Strings(found)
+	var notes []string
+	for _, g := range found {
+		notes = append(notes, tidyRepo(g)...)
+	}
+	return notes
+}
+
+// scanRoot walks a writable folder (no links followed) for .git entries:
+// folders, links to folders, and files naming their git folder.
+func scanRoot(root string, add func(string)) {
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	budget := protectEntries
+	for len(queue) > 0 && budget > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		ents, err := os.ReadDir(it.dir)
+		if err != nil {
+			continue
+		}
+		budget -= len(ents)
+		for _, e := range ents {
+			path := filepath.Join(it.dir, e.Name())
+			switch {
+			case e.Name() == ".git" && e.Type().IsRegular():
+				if target := gitdirOf(path); target != "" {
+					add(target)
+				}
+			case e.Name() == ".git":
+				add(path)
+				scanModules(filepath.Join(path, "modules"), add, 0)
+			case e.IsDir() && it.depth < protectDepth && e.Name() != "node_modules":
+				queue = append(queue, item{path, it.depth + 1})
+			}
+		}
+	}
+}
+
+// scanModules finds git folders under a repository's modules/.
+func scanModules(dir string, add func(string), depth int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || depth > 3 || len(ents) > 200 {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if exists(filepath.Join(sub, "HEAD")) {
+			add(sub)
+			scanModules(filepath.Join(sub, "modules"), add, depth+1)
+			continue
+		}
+		scanModules(sub, add, depth+1)
+	}
+}
+
+// gitdirOf reads a .git file ("gitdir: PATH") and returns the folder it
+// names, "" if it is not one.
+func gitdirOf(path string) string {
+	data, err := readOwnFile(path)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	target = strings.TrimSpace(target)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	return filepath.Clean(target)
+}
+
+// tidyRepo keeps only settings that run nothing in a git folder the
+// sandbox made, and removes its hooks (bar git's .sample files), its
+// config.worktree and any commondir (which would name another config).
+func tidyRepo(gitDir string) []string {
+	var notes []string
+	cfg := filepath.Join(gitDir, "config")
+	if data, err := readOwnFile(cfg); err == nil {
+		if clean, dropped := sanitizeGitConfig(data); len(dropped) > 0 {
+			tmp := cfg + ".lnk-tmp"
+			if os.WriteFile(tmp, clean, 0o644) == nil && os.Rename(tmp, cfg) == nil {
+				notes = append(notes, fmt.Sprintf("%s: %s", cfg, strings.Join(dropped, ", ")))
+			}
+		}
+	}
+	for _, f := range []string{"config.worktree", "commondir"} {
+		if p := filepath.Join(gitDir, f); exists(p) && os.RemoveAll(p) == nil {
+			notes = append(notes, p)
+		}
+	}
+	hooks := filepath.Join(gitDir, "hooks")
+	if fi, err := os.Lstat(hooks); err == nil && !fi.IsDir() {
+		_ = os.Remove(hooks)
+		notes = append(notes, hooks)
+	} else if ents, err := os.ReadDir(hooks); err == nil {
+		for _, e := range ents {
+			p := filepath.Join(hooks, e.Name())
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".sample") {
+				continue
+			}
+			if os.RemoveAll(p) == nil {
+				notes = append(notes, p)
+			}
+		}
+	}
+	return notes
+}
