@@ -93,21 +93,37 @@
 //     the empty folder (pinned) with a placeholder .git/hooks, so `git init`
 //     works and hooks cannot be created. git cannot create a repository
 //     without writing .git/config, so in a repository the sandbox creates
-//     .git/config is left writable during the run; when the sandbox ends
-//     the guard keeps only settings that run nothing (core's basics,
+//     .git/config is writable during the run. An existing repository's
+//     config, config.worktree and hooks, and those of its submodules'
+//     git folders (.git/modules/...), stay read-only (so `git init`
+//     inside an existing repository fails; commits work).
+//   - When the sandbox has ended, the guard looks for git folders the
+//     sandbox made (any .git in the writable folders, by the same bounded
+//     walk, following .git files and links only to folders inside them,
+//     and new folders under known repositories' modules/) and tidies each:
+//     its config keeps only settings that run nothing (core's basics,
 //     extensions.objectformat, remote url/fetch/pushurl, branch
-//     remote/merge) and says on stderr what it dropped. An existing
-//     repository's config stays read-only (so `git init` inside an
-//     existing repository fails; commits work).
+//     remote/merge), its hooks (bar .sample files), config.worktree and
+//     commondir are removed, and stderr says what went. A config that is a
+//     link or a hard link is removed unread.
 //   - Hidden and write-denied paths that do not exist inside a writable
-//     folder get a read-only empty folder placeholder, so they stay absent.
+//     folder get a read-only empty folder placeholder, so they stay absent
+//     (macOS-only home secrets under ~/Library are skipped on Linux).
+//   - Two sandboxes may share a folder: each guard holds a shared flock on
+//     every placeholder it made or adopted, and only the last to end
+//     removes it (removing a file another sandbox has a mount on would
+//     lift that mount).
+//
+// A hidden file reads as empty (/dev/null); writing to it inside a
+// writable folder is discarded.
 //
 // Limits: a new protected name deeper than the top of a writable folder
 // (say sub/.envrc in a folder that had none) can be created; existing
-// ones deeper than the walk are not found. The config of a repository
-// the sandbox creates could be read by the person's git while the
-// sandbox still runs, and is not tidied if the guard is killed with
-// SIGKILL.
+// ones deeper than the walk are not found. Git folders the sandbox makes
+// are tidied only when the run ends: the person's git could read them
+// while the sandbox still runs, and a guard killed with SIGKILL tidies
+// nothing (its placeholders are adopted and removed by the next run in
+// the folder).
 //
 // # Seccomp (init's child, hand-written BPF, amd64 and arm64)
 //
