@@ -350,3 +350,31 @@ func TestTwoSandboxesShareAFolder(t *testing.T) {
 	}
 	assertNoLitter(t, b.folder, nil)
 }
+
+// TestCtrlCReachesCommand sends SIGINT to the whole process group of the
+// wrapped command, as a terminal's Ctrl-C does: bwrap must survive it and
+// the command inside must get it once.
+func TestCtrlCReachesCommand(t *testing.T) {
+	b := newBox(t)
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "n=0; trap 'n=$((n+1))' INT; echo ready; sleep 1; echo ints=$n; exit 5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(cmd.Argv[0], cmd.Argv[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	if line, _ := br.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("got %q", line)
+	}
+	_ = syscall.Kill(-c.Process.Pid, syscall.SIGINT)
+	rest, _ := io.ReadAll(br)
+	_ = c.Wait()
+	if c.ProcessState.ExitCode() != 5 || strings.TrimSpace(string(rest)) != "ints=1" {
+		t.Fatalf("exit %d, output %q", c.ProcessState.ExitCode(), rest)
+	}
+}
