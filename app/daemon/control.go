@@ -62,9 +62,7 @@ func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 		return
 	}
 	d.cfg.Logf("sandbox %s: stopping", sb.info.ID)
-	if sess.conn != nil {
-		sess.send("stop")
-	}
+	sess.send("stop") // fails harmlessly if the upgrade is still under way
 	sb.proxy.Stop()
 	sess.init.Signal(syscall.SIGTERM)
 	if !waitGone(ctx, sess.init, d.cfg.StopGrace) {

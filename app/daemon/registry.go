@@ -220,10 +220,11 @@ func (d *Daemon) closeAll() {
 	d.mu.Unlock()
 	for _, sb := range all {
 		d.mu.Lock()
-		if sb.sess != nil {
-			sb.sess.conn.Close()
-		}
+		sess := sb.sess
 		d.mu.Unlock()
+		if sess != nil {
+			sess.close()
+		}
 		d.finish(sb)
 	}
 }

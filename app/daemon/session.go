@@ -3,6 +3,7 @@ package daemon
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,12 +15,39 @@ import (
 	"lnk.dev/sandbox/proxy"
 )
 
-// session is the open connection to a sandbox's init.
+// session is the connection to a sandbox's init. It is reserved (init
+// set, conn nil) before the upgrade is answered, so a second upgrade is
+// refused even while the first is under way.
 type session struct {
-	conn net.Conn
 	init *os.Process // init, by pidfd on Linux: never a reused pid
 
-	wmu sync.Mutex // serialises commands
+	mu   sync.Mutex // guards conn and serialises commands
+	conn net.Conn   // nil until the upgrade is answered
+}
+
+var errNoSession = errors.New("the session is not open")
+
+// attach sets the upgraded connection.
+func (s *session) attach(c net.Conn) {
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
+}
+
+// open reports whether the upgrade has been answered.
+func (s *session) open() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil
+}
+
+// close closes the connection, if there is one.
+func (s *session) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		s.conn.Close()
+	}
 }
 
 // event is a line init sends.
@@ -40,8 +68,11 @@ const maxEventLine = 4 << 10
 // send writes one command to init.
 func (s *session) send(cmd string) error {
 	b, _ := json.Marshal(command{Cmd: cmd})
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return errNoSession
+	}
 	s.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	_, err := s.conn.Write(append(b, '\n'))
 	return err
@@ -83,9 +114,7 @@ func (d *Daemon) sessionHandler(sb *sandbox) http.Handler {
 			return
 		}
 		conn.SetDeadline(time.Time{})
-		d.mu.Lock()
-		sb.sess.conn = conn
-		d.mu.Unlock()
+		sb.sess.attach(conn)
 		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: lnk-session\r\n\r\n")
 		if err := brw.Flush(); err != nil {
 			conn.Close()
@@ -156,7 +185,7 @@ func (d *Daemon) sessionEnded(sb *sandbox, code *int) {
 func (d *Daemon) sessionOf(sb *sandbox) (*session, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if sb.sess == nil || sb.sess.conn == nil || !sb.finished.IsZero() {
+	if sb.sess == nil || !sb.sess.open() || !sb.finished.IsZero() {
 		return nil, apitype.Errorf(apitype.CodeConflict, fmt.Sprintf("sandbox %s is %s: nothing runs in it", sb.info.ID, sb.info.State))
 	}
 	return sb.sess, nil
