@@ -17,7 +17,8 @@ import (
 
 // session is the connection to a sandbox's init. It is reserved (init
 // set, conn nil) before the upgrade is answered, so a second upgrade is
-// refused even while the first is under way.
+// refused even while the first is under way. Lock order: Daemon.mu, then
+// session.mu.
 type session struct {
 	init *os.Process // init, by pidfd on Linux: never a reused pid
 
