@@ -48,3 +48,14 @@ func TestRelayAnswersOnBothLoopbacks(t *testing.T) {
 		t.Fatalf("relay: %s", got)
 	}
 }
+
+func TestDevicesInside(t *testing.T) {
+	b := newBox(t)
+	b.mustPass(t, map[string]string{
+		"shm":        "echo x > /dev/shm/lnk-test && rm /dev/shm/lnk-test",
+		"urandom":    "head -c 8 /dev/urandom | wc -c | grep -q 8",
+		"pty":        "script -qec true /dev/null",
+		"dev/null":   "echo x > /dev/null",
+		"mkfifo tmp": "mkfifo /tmp/f && test -p /tmp/f",
+	})
+}
