@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -188,6 +189,7 @@ func (b *bench) split() (wrap, wall time.Duration, err error) {
 // waits until the daemon lists each as running.
 func (b *bench) idleSandboxes(n int) ([]*exec.Cmd, error) {
 	var procs []*exec.Cmd
+	var errs lockedBuffer
 	for i := 0; i < n; i++ {
 		out, err := b.cmd("sandbox", "wrap", "--json", "--", "sleep", "600").Output()
 		if err != nil {
@@ -203,6 +205,7 @@ func (b *bench) idleSandboxes(n int) ([]*exec.Cmd, error) {
 		}
 		c := exec.Command(w.Argv[0], w.Argv[1:]...)
 		c.Env, c.Dir = w.Env, w.Dir
+		c.Stderr = &errs
 		if err := c.Start(); err != nil {
 			return procs, err
 		}
@@ -219,7 +222,25 @@ func (b *bench) idleSandboxes(n int) ([]*exec.Cmd, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return procs, fmt.Errorf("the %d sandboxes did not all start", n)
+	return procs, fmt.Errorf("the %d sandboxes did not all start: %s", n, errs.String())
+}
+
+// lockedBuffer collects the sandboxes' stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func (b *bench) stopDaemon(lock string) {
