@@ -1,3 +1,5 @@
+//go:build linux
+
 package confine
 
 // LnkBinaryForTest is the lnk built for this test run.

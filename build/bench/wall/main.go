@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command wall measures what lnk's Linux wall adds to a bare bwrap: it
 // runs, alternating in one process, `bwrap --unshare-all ... -- true`
 // bare, bwrap with lnk's mounts only, and the whole wall (guard, bwrap,
