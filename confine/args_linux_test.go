@@ -33,4 +33,3 @@ func FuzzParseInitArgs(f *testing.F) {
 		}
 	})
 }
-
