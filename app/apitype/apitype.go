@@ -93,6 +93,9 @@ type IDsResponse struct {
 
 // Status is the daemon's account of itself.
 type Status struct {
+	// Running is true when a daemon answered (`status` prints false,
+	// with Socket, when none did).
+	Running    bool           `json:"running"`
 	Version    string         `json:"version"`
 	PID        int            `json:"pid"`
 	Socket     string         `json:"socket"`

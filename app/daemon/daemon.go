@@ -177,6 +177,7 @@ func (d *Daemon) Status(context.Context) *apitype.Status {
 	}
 	d.mu.Unlock()
 	return &apitype.Status{
+		Running:    true,
 		Version:    d.cfg.Version,
 		PID:        os.Getpid(),
 		Socket:     d.cfg.Socket,

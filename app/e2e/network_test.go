@@ -175,6 +175,9 @@ func TestDaemonDeathCutsNetwork(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Error("the download's connection stayed open after the daemon died")
 	}
+	if out := w.must("status"); !strings.Contains(out, "stopped unexpectedly") {
+		t.Errorf("status after the daemon died: %q", out)
+	}
 	// The next call notices and restarts a daemon with nothing from before.
 	r := w.lnk("list", "--json")
 	if r.code != 0 || !strings.Contains(r.stderr, "lost its network") {

@@ -18,6 +18,10 @@ func TestRunAutoStartsDaemon(t *testing.T) {
 	if pid := w.daemonPID(); pid != 0 {
 		t.Fatalf("a daemon runs before the first call: %d", pid)
 	}
+	// status says so, and starts nothing.
+	if out := w.must("status"); !strings.Contains(out, "not running") || w.daemonPID() != 0 {
+		t.Errorf("status without a daemon: %q (daemon pid %d)", out, w.daemonPID())
+	}
 	r := w.lnk("run", "--", "true")
 	if r.code != 0 {
 		t.Fatalf("run -- true: exit %d: %s", r.code, r.stderr)

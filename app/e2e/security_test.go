@@ -27,7 +27,7 @@ func TestSandboxCannotReachControlSocket(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, withRuntime)
-			w.must("status")
+			w.must("list")
 			sock := filepath.Join(w.paths().Runtime, "control.sock")
 			before := w.list()
 			script := strings.Join([]string{
@@ -90,7 +90,7 @@ func TestOtherUserRefused(t *testing.T) {
 	other := otherUser(t)
 	socat := testenv.NeedCommand(t, "socat", "socat")
 	w := newWorld(t, true)
-	w.must("status")
+	w.must("list")
 	sock := filepath.Join(w.paths().Runtime, "control.sock")
 	req := `printf 'GET /v0/list HTTP/1.1\r\nHost: ` + apitype.Host + `\r\nConnection: close\r\n\r\n' | ` + socat + " -t2 - UNIX-CONNECT:" + sock
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
