@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lnk.dev/sandbox/app/client"
+	"lnk.dev/sandbox/confine"
 )
 
 // check is one line of doctor's report.
@@ -34,7 +35,8 @@ line that is not ok says how to fix it. Exits 125 when a sandbox cannot
 run here, 0 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			checks := append(platformChecks(), desktopChecks()...)
+			checks := append(platformChecks(), wallCheck())
+			checks = append(checks, desktopChecks()...)
 			checks = append(checks, daemonCheck())
 			if failed := printChecks(c.OutOrStdout(), checks); failed > 0 {
 				return failf(ExitFailure, "%d required check(s) failed: fix the lines marked FAIL above", failed)
@@ -82,6 +84,14 @@ func desktopChecks() []check {
 	out = append(out, check{name: "session bus", ok: bus != "", optional: true, detail: orText(bus, "none (no DBUS_SESSION_BUS_ADDRESS)"),
 		fix: "run lnk from a desktop session (the tray and notifications need D-Bus)"})
 	return out
+}
+
+// wallCheck asks the wall itself whether it can stand here.
+func wallCheck() check {
+	if err := confine.Check(); err != nil {
+		return check{name: "wall", detail: err.Error()}
+	}
+	return check{name: "wall", ok: true, detail: "confine's own check passes"}
 }
 
 func daemonCheck() check {
