@@ -356,7 +356,7 @@ func TestTwoSandboxesShareAFolder(t *testing.T) {
 // the command inside must get it once.
 func TestCtrlCReachesCommand(t *testing.T) {
 	b := newBox(t)
-	cmd, err := Wrap(b.request("/bin/sh", "-c", "n=0; trap 'n=$((n+1))' INT; echo ready; sleep 10; echo ints=$n; exit 5"))
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "n=0; trap 'n=$((n+1))' INT; echo ready; i=0; while [ $n -eq 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.3; echo ints=$n; exit 5"))
 	if err != nil {
 		t.Fatal(err)
 	}
