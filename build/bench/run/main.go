@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command run measures `lnk sandbox run -- true` with the daemon warm
 // against bare bwrap, side by side in one run, alternating, and the
 // daemon's resident memory idle and with 50 idle sandboxes. It builds lnk,
