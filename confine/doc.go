@@ -117,13 +117,19 @@
 // A hidden file reads as empty (/dev/null); writing to it inside a
 // writable folder is discarded.
 //
-// Limits: a new protected name deeper than the top of a writable folder
-// (say sub/.envrc in a folder that had none) can be created; existing
-// ones deeper than the walk are not found. Git folders the sandbox makes
-// are tidied only when the run ends: the person's git could read them
-// while the sandbox still runs, and a guard killed with SIGKILL tidies
-// nothing (its placeholders are adopted and removed by the next run in
-// the folder).
+//   - When the sandbox has ended, protected names it created deeper than
+//     the top of a writable folder (where no placeholder stands, say
+//     sub/.envrc or sub/.vscode), found by the same bounded walk as
+//     anything changed since the run began, are renamed to
+//     NAME.lnk-blocked, and stderr says so.
+//
+// Limits: what the sandbox creates deeper than the top of a writable
+// folder (protected names, git folders) is dealt with only when the run
+// ends: the person's tools could read it while the sandbox still runs, a
+// guard killed with SIGKILL deals with nothing (its placeholders are
+// adopted and removed by the next run in the folder), and a protected
+// file the person changes on the host during the run is renamed too.
+// Existing protected names deeper than the walk are not found.
 //
 // # Seccomp (init's child, hand-written BPF, amd64 and arm64)
 //

@@ -361,3 +361,35 @@ mkdir -p .git/modules/m/hooks && echo 'ref: refs/heads/main' > .git/modules/m/HE
 		t.Errorf("the existing repository's samples were touched: %v", err)
 	}
 }
+
+// TestDeepProtectedNamesBlockedAfterRun: protected names created deeper
+// than the top of the folder are renamed when the sandbox ends.
+func TestDeepProtectedNamesBlockedAfterRun(t *testing.T) {
+	b := newBox(t)
+	writeFile(t, filepath.Join(b.folder, "sub", ".npmrc"), "existing")
+	writeFile(t, filepath.Join(b.folder, "sub", "keep.txt"), "keep")
+	r := b.sh(`set -e; cd ` + b.folder + `
+echo 'eval evil' > sub/.envrc
+mkdir -p sub/deeper/.vscode && echo '{}' > sub/deeper/.vscode/tasks.json
+mkdir -p sub/.claude/commands && echo x > sub/.claude/commands/x.md
+echo fine > sub/notes.txt`)
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, p := range []string{"sub/.envrc", "sub/deeper/.vscode", "sub/.claude/commands"} {
+		if _, err := os.Lstat(filepath.Join(b.folder, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+		if _, err := os.Lstat(filepath.Join(b.folder, p+".lnk-blocked")); err != nil {
+			t.Errorf("%s was not kept as .lnk-blocked: %v", p, err)
+		}
+	}
+	for p, want := range map[string]string{"sub/.npmrc": "existing", "sub/keep.txt": "keep", "sub/notes.txt": "fine\n"} {
+		if data, _ := os.ReadFile(filepath.Join(b.folder, p)); string(data) != want {
+			t.Errorf("%s: %q, want %q", p, data, want)
+		}
+	}
+	if !strings.Contains(r.stderr, "lnk-blocked") {
+		t.Errorf("no note on stderr: %s", r.stderr)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -131,11 +132,15 @@ func runGuard(args []string) int {
 			return initFail("cannot protect %s: %v: the command did not run", c.path, err)
 		}
 	}
+	start := time.Now()
 	code := runBwrap(o)
 	cleanup(ms)
 	ms = nil
 	if notes := afterRun(o.roots, o.known); len(notes) > 0 {
 		fmt.Fprintf(os.Stderr, "lnk: tidied git folders the sandbox made, so nothing in them runs outside it: %s\n", strings.Join(notes, "; "))
+	}
+	if notes := blockNewProtected(o.roots, start); len(notes) > 0 {
+		fmt.Fprintf(os.Stderr, "lnk: the sandbox created protected files; renamed each to NAME.lnk-blocked so nothing reads them: %s\n", strings.Join(notes, ", "))
 	}
 	return code
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // afterRun looks, once the sandbox has ended, for git folders the sandbox
@@ -154,4 +157,73 @@ func tidyRepo(gitDir string) []string {
 		}
 	}
 	return notes
+}
+
+// blockNewProtected renames protected names the sandbox created deeper
+// than the top of a writable folder (where placeholders cannot stand), so
+// nothing reads them as config: NAME becomes NAME.lnk-blocked. Created
+// means changed since the sandbox started (existing ones were read-only
+// all along); placeholders another sandbox still stands on are left alone.
+func blockNewProtected(roots []string, since time.Time) []string {
+	single, nested := protectedSets()
+	var notes []string
+	block := func(path string) {
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) != nil || time.Unix(st.Ctim.Unix()).Before(since) {
+			return
+		}
+		if _, ok := isPlaceholder(path); ok {
+			return
+		}
+		dst := path + ".lnk-blocked"
+		for i := 2; exists(dst) && i < 100; i++ {
+			dst = fmt.Sprintf("%s.lnk-blocked-%d", path, i)
+		}
+		if os.Rename(path, dst) == nil {
+			notes = append(notes, path)
+		}
+	}
+	for _, root := range roots {
+		walkBounded(root, func(path, name string, depth int, isDir bool) bool {
+			switch {
+			case depth == 0:
+			case single[name]:
+				block(path)
+				return false
+			case nested[name] != nil && isDir && name != ".git":
+				for _, c := range nested[name] {
+					block(filepath.Join(path, c))
+				}
+			}
+			return name != ".git" && name != "node_modules"
+		})
+	}
+	return notes
+}
+
+// walkBounded visits the entries of root breadth first, as planProtect's
+// walk does (no links followed); visit returns whether to descend into a
+// folder.
+func walkBounded(root string, visit func(path, name string, depth int, isDir bool) bool) {
+	type item struct {
+		dir   string
+		depth int
+	}
+	queue := []item{{root, 0}}
+	budget := protectEntries
+	for len(queue) > 0 && budget > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		ents, err := os.ReadDir(it.dir)
+		if err != nil {
+			continue
+		}
+		budget -= len(ents)
+		for _, e := range ents {
+			path := filepath.Join(it.dir, e.Name())
+			if visit(path, e.Name(), it.depth, e.IsDir()) && e.IsDir() && it.depth < protectDepth {
+				queue = append(queue, item{path, it.depth + 1})
+			}
+		}
+	}
 }
