@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/client"
 )
 
 func newRunCmd() *cobra.Command {
@@ -26,7 +29,12 @@ ended it); lnk's own failures exit 125 (see 'lnk sandbox --help').`,
 			if err != nil {
 				return err
 			}
-			return runWrapped(c, resp)
+			err = runWrapped(c, resp)
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code >= ExitFailure && ee.code <= 127 {
+				abandon(resp.ID)
+			}
+			return err
 		},
 	}
 	f.add(c)
@@ -61,6 +69,24 @@ func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
 		return failf(ExitFailure, "the sandbox failed: %v", err)
 	}
 	return &exitError{code: exitCode(ee)}
+}
+
+// abandon stops a sandbox whose command ended before its init opened the
+// session (the wall failed to start), so that it does not wait in the list
+// as "starting" until it expires.
+func abandon(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c := &client.Client{}
+	list, err := c.List(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range list {
+		if s.ID == id && s.State == apitype.StateStarting {
+			c.Stop(ctx, id, false)
+		}
+	}
 }
 
 // forwardSignals passes each signal lnk receives to the wall's process

@@ -128,3 +128,18 @@ func TestRunInHome(t *testing.T) {
 		}
 	}
 }
+
+// A command that cannot start (not found inside) leaves no sandbox
+// waiting as "starting".
+func TestRunFailureLeavesNothingStarting(t *testing.T) {
+	w := newWorld(t, true)
+	r := w.lnk("run", "--name", "missing", "--", "no-such-program-lnk")
+	if r.code != 127 {
+		t.Errorf("a missing program: exit %d, want 127 (%s)", r.code, r.stderr)
+	}
+	for _, s := range w.list() {
+		if s.Name == "missing" && s.State == "starting" {
+			t.Errorf("the failed sandbox waits as starting: %+v", s)
+		}
+	}
+}
