@@ -122,8 +122,8 @@ func TestListPauseResumeStop(t *testing.T) {
 	}
 }
 
-// stop --all ends every sandbox, a wrapped one never started included,
-// which then cannot start.
+// stop --all ends every sandbox, a paused one and a wrapped one never
+// started included; the latter then cannot start.
 func TestStopAll(t *testing.T) {
 	w := newWorld(t, true)
 	a, pa := w.startWrapped("--", "sleep", "600")
@@ -134,6 +134,8 @@ func TestStopAll(t *testing.T) {
 	}
 	b, pb := w.startWrapped("--", "sleep", "600")
 	w.waitState(b.ID, apitype.StateRunning)
+	w.must("pause", a.ID) // a paused sandbox stops too
+	w.waitState(a.ID, apitype.StatePaused)
 	out := w.must("stop", "--all")
 	if !strings.Contains(out, a.ID) || !strings.Contains(out, b.ID) || !strings.Contains(out, never.ID) {
 		t.Errorf("stop --all said %q", out)
