@@ -49,38 +49,23 @@ func afterRun(roots, known []string) []string {
 	return notes
 }
 
-// scanRoot walks a writable folder (no links followed) for .git entries:
-// folders, links to folders, and files naming their git folder.
+// scanRoot finds the .git entries of a writable folder (no links
+// followed): folders, links to folders, and files naming their git folder.
 func scanRoot(root string, add func(string)) {
-	type item struct {
-		dir   string
-		depth int
-	}
-	queue := []item{{root, 0}}
-	budget := protectEntries
-	for len(queue) > 0 && budget > 0 {
-		it := queue[0]
-		queue = queue[1:]
-		ents, err := os.ReadDir(it.dir)
-		if err != nil {
-			continue
+	walkBounded(root, func(path, name string, depth int, isDir bool) bool {
+		if name != ".git" {
+			return name != "node_modules"
 		}
-		budget -= len(ents)
-		for _, e := range ents {
-			path := filepath.Join(it.dir, e.Name())
-			switch {
-			case e.Name() == ".git" && e.Type().IsRegular():
-				if target := gitdirOf(path); target != "" {
-					add(target)
-				}
-			case e.Name() == ".git":
-				add(path)
-				scanModules(filepath.Join(path, "modules"), add, 0)
-			case e.IsDir() && it.depth < protectDepth && e.Name() != "node_modules":
-				queue = append(queue, item{path, it.depth + 1})
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+			if target := gitdirOf(path); target != "" {
+				add(target)
 			}
+			return false
 		}
-	}
+		add(path)
+		scanModules(filepath.Join(path, "modules"), add, 0)
+		return false
+	})
 }
 
 // scanModules finds git folders under a repository's modules/.
