@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,7 +94,8 @@ func (b *bench) startup(n int) error {
 	}
 	bare := []string{bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"}
 	lnkRun := []string{b.lnk, "sandbox", "run", "--", "true"}
-	var tBare, tLnk, tWrap, tWall []time.Duration
+	status := []string{b.lnk, "sandbox", "status"}
+	var tBare, tLnk, tWrap, tWall, tStatus []time.Duration
 	for i := 0; i < n; i++ { // alternate, so drift hits both alike
 		d, err := b.time(bare)
 		if err != nil {
@@ -109,6 +111,10 @@ func (b *bench) startup(n int) error {
 			return err
 		}
 		tWrap, tWall = append(tWrap, dw), append(tWall, dx)
+		if d, err = b.time(status); err != nil {
+			return fmt.Errorf("lnk sandbox status: %v", err)
+		}
+		tStatus = append(tStatus, d)
 	}
 	fmt.Printf("startup, %d runs each, alternating (median, min-max):\n", n)
 	fmt.Printf("  bare bwrap --unshare-all true   %s\n", stats(tBare))
@@ -116,6 +122,7 @@ func (b *bench) startup(n int) error {
 	fmt.Printf("  lnk over bare bwrap             %+.1f ms (goal <= +10 ms)\n", ms(median(tLnk)-median(tBare)))
 	fmt.Printf("  of which: lnk sandbox wrap      %s  (CLI, spec, daemon, proxy, confine.Wrap)\n", stats(tWrap))
 	fmt.Printf("            the wrapped command   %s  (guard, bwrap, init, health, session)\n", stats(tWall))
+	fmt.Printf("  for scale: lnk sandbox status   %s  (lnk's start-up and one request)\n", stats(tStatus))
 	return nil
 }
 
@@ -127,7 +134,7 @@ func (b *bench) memory(pid, runs, sandboxes int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("daemon RSS idle (after %d runs): %.1f MB (goal <= 30 MB)\n", 3*runs+1, float64(idle)/1024)
+	fmt.Printf("daemon RSS idle (after %d sandboxes): %.1f MB (goal <= 30 MB)\n", 2*runs+1, float64(idle)/1024)
 	procs, err := b.idleSandboxes(sandboxes)
 	defer func() {
 		b.cmd("sandbox", "stop", "--all").Run()
@@ -158,6 +165,7 @@ func (b *bench) cmd(args ...string) *exec.Cmd {
 func (b *bench) time(argv []string) (time.Duration, error) {
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Env, c.Dir = b.env, b.home
+	c.Stdout = io.Discard
 	t0 := time.Now()
 	err := c.Run()
 	return time.Since(t0), err
