@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -398,4 +399,47 @@ func TestSecondDaemonRefused(t *testing.T) {
 	if !errors.Is(err, ErrRunning) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
 		t.Errorf("second daemon: %v", err)
 	}
+}
+
+// A long-lived daemon must not keep anything of finished sandboxes:
+// goroutines return to where they were.
+func TestNoGoroutineLeak(t *testing.T) {
+	td := startDaemon(t, Config{StopGrace: time.Second})
+	// One round first, so lazily started pools are there before counting.
+	round := func() {
+		resp, req := td.wrap("true")
+		cmd, _ := fakeInitProc(t, req, "polite")
+		td.waitState(resp.ID, apitype.StateRunning)
+		if _, err := td.c.Stop(context.Background(), resp.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		cmd.wait(t)
+		td.waitState(resp.ID, apitype.StateStopped)
+		_, req = td.wrap("never-started")
+		td.c.Stop(context.Background(), req.SandboxID, false)
+	}
+	round()
+	before := stableGoroutines()
+	for i := 0; i < 5; i++ {
+		round()
+	}
+	after := stableGoroutines()
+	t.Logf("goroutines: %d before, %d after", before, after)
+	if after > before+2 {
+		t.Errorf("goroutines grew from %d to %d over 5 sandboxes", before, after)
+	}
+}
+
+// stableGoroutines waits (bounded) for the goroutine count to settle.
+func stableGoroutines() int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 50; i++ {
+		time.Sleep(20 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
 }
