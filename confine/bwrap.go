@@ -132,77 +132,83 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// mountSet collects mounts; nothing inside lnk's dirs is ever bound.
+type mountSet struct {
+	link  []string
+	ms    []mount
+	tmpfs []string // hidden folders, made read-only after everything inside
+}
+
+func (s *mountSet) add(path string, kind int, args ...string) {
+	for _, l := range s.link {
+		if kind != kLink && within(path, l) {
+			return // lnk's dirs are never re-opened, whatever else says
+		}
+	}
+	s.ms = append(s.ms, mount{path, kind, args})
+}
+
+// hide hides an existing path: an empty tmpfs for a folder, /dev/null for
+// a file. A missing one is a placeholder's job where it matters.
+func (s *mountSet) hide(path string, kind int) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		s.add(path, kind, "--tmpfs", path)
+		if !contains(s.tmpfs, path) {
+			s.tmpfs = append(s.tmpfs, path)
+		}
+	default:
+		s.add(path, kind, "--ro-bind", "/dev/null", path)
+	}
+}
+
 // mounts returns the ordered mounts, and the hidden tmpfs dirs to make
 // read-only once everything inside them is mounted.
 func mounts(p *spec.Policy, plan *protectPlan) ([]mount, []string, error) {
-	ms := []mount{
+	s := &mountSet{link: p.Link, ms: []mount{
 		{"/", kBase, []string{"--ro-bind", "/", "/"}},
 		{"/dev", kBase, []string{"--dev", "/dev"}},
 		{"/proc", kBase, []string{"--proc", "/proc"}},
 		{"/tmp", kBase, []string{"--tmpfs", "/tmp"}},
 		{"/run", kBase, []string{"--tmpfs", "/run"}},
-	}
-	writable := expandAll(p.Writable)
-	var tmpfs []string
-	add := func(path string, kind int, args ...string) {
-		for _, l := range p.Link {
-			if kind != kLink && within(path, l) {
-				return // lnk's dirs are never re-opened, whatever else says
-			}
+	}}
+	writable, hidden := expandAll(p.Writable), expandAll(p.Hidden)
+	for _, h := range hidden {
+		if !underAny(h, freshRoots) || deepestIn(h, writable) >= 0 {
+			s.hide(h, kHide) // (under a fresh tmpfs it is hidden already)
 		}
-		ms = append(ms, mount{path, kind, args})
-	}
-	hide := func(path string, kind int) {
-		fi, err := os.Stat(path)
-		switch {
-		case err != nil:
-			return // missing: a placeholder keeps it absent where it matters
-		case fi.IsDir():
-			add(path, kind, "--tmpfs", path)
-			if !contains(tmpfs, path) {
-				tmpfs = append(tmpfs, path)
-			}
-		default:
-			add(path, kind, "--ro-bind", "/dev/null", path)
-		}
-	}
-	for _, h := range expandAll(p.Hidden) {
-		if underAny(h, freshRoots) && deepestIn(h, writable) < 0 {
-			continue // a fresh tmpfs hides it already
-		}
-		hide(h, kHide)
 	}
 	for _, w := range writable {
-		add(w, kWrite, "--bind", w, w)
+		s.add(w, kWrite, "--bind", w, w)
 	}
-	hiddenPaths := expandAll(p.Hidden)
 	for _, a := range expandAll(p.ReadAllow) {
-		if deepestIn(a, hiddenPaths) >= 0 {
-			add(a, kRead, "--ro-bind", a, a)
+		if deepestIn(a, hidden) >= 0 {
+			s.add(a, kRead, "--ro-bind", a, a)
 		}
 	}
 	for _, d := range expandAll(p.WriteDenied) {
 		if deepestIn(d, writable) >= 0 {
-			add(d, kDeny, "--ro-bind", d, d)
+			s.add(d, kDeny, "--ro-bind", d, d)
 		}
 	}
 	for _, pin := range plan.pin {
-		add(pin, kPin, "--bind", pin, pin)
+		s.add(pin, kPin, "--bind", pin, pin)
 	}
 	for _, ro := range plan.readOnly {
-		add(ro, kProtect, "--ro-bind", ro, ro)
+		s.add(ro, kProtect, "--ro-bind", ro, ro)
 	}
 	for _, c := range plan.create {
-		add(c.path, kProtect, "--ro-bind", c.path, c.path)
+		s.add(c.path, kProtect, "--ro-bind", c.path, c.path)
 	}
 	for _, l := range p.Link {
-		if underAny(l, freshRoots) && deepestIn(l, writable) < 0 {
-			continue
+		if !underAny(l, freshRoots) || deepestIn(l, writable) >= 0 {
+			s.hide(l, kLink)
 		}
-		hide(l, kLink)
 	}
-	sortMounts(ms)
-	return dedupe(ms), tmpfs, nil
+	sortMounts(s.ms)
+	return dedupe(s.ms), s.tmpfs, nil
 }
 
 // sortMounts orders by depth, then kind, then path: ancestors first.

@@ -62,26 +62,7 @@ func restrictThread(rules landlockRules) error {
 		return fmt.Errorf("landlock: cannot create a ruleset: %v", errno)
 	}
 	defer unix.Close(int(fd))
-	add := func(path string, access uint64) error {
-		pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil // missing: nothing to allow
-		}
-		defer unix.Close(pfd)
-		var st unix.Stat_t
-		if unix.Fstat(pfd, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			// Rules on files take file rights only.
-			access &= unix.LANDLOCK_ACCESS_FS_EXECUTE | llWriteFile | unix.LANDLOCK_ACCESS_FS_TRUNCATE
-		}
-		access &= handled
-		rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(pfd)}
-		_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH,
-			uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
-		if errno != 0 {
-			return fmt.Errorf("landlock: cannot add a rule for %s: %v", path, errno)
-		}
-		return nil
-	}
+	add := func(path string, access uint64) error { return addRule(int(fd), path, access, handled) }
 	for _, p := range rules.exec {
 		if err := add(p, unix.LANDLOCK_ACCESS_FS_EXECUTE); err != nil {
 			return err
@@ -102,6 +83,28 @@ func restrictThread(rules landlockRules) error {
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock: the kernel refused the rules: %v", errno)
+	}
+	return nil
+}
+
+// addRule allows access beneath path (file rights only, for a file);
+// a missing path is skipped.
+func addRule(ruleset int, path string, access, handled uint64) error {
+	pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // missing: nothing to allow
+	}
+	defer unix.Close(pfd)
+	var st unix.Stat_t
+	if unix.Fstat(pfd, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		// Rules on files take file rights only.
+		access &= unix.LANDLOCK_ACCESS_FS_EXECUTE | llWriteFile | unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: access & handled, Parent_fd: int32(pfd)}
+	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock: cannot add a rule for %s: %v", path, errno)
 	}
 	return nil
 }

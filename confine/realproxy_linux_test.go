@@ -53,19 +53,7 @@ func TestThroughRealProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logBuf bytes.Buffer
-	px, err := proxy.New(proxy.Config{SandboxID: "real", Secret: "real-secret", Network: p.Network, Log: proxy.NewLog(&logBuf)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(root, "proxy.sock")
-	ul, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = px.Serve(ul) }()
-	defer px.Close()
-
+	sock, logBuf := startRealProxy(t, root, p)
 	run := func(script string) (string, int) {
 		cmd, err := confine.Wrap(&confine.Request{Policy: p, Argv: []string{"/bin/sh", "-c", script},
 			Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}, SandboxID: "real", Secret: "real-secret",
@@ -91,4 +79,24 @@ func TestThroughRealProxy(t *testing.T) {
 	if !strings.Contains(logBuf.String(), l.Addr().String()[strings.LastIndex(l.Addr().String(), ":")+1:]) {
 		t.Errorf("the proxy's log does not show the connection:\n%s", logBuf.String())
 	}
+}
+
+// startRealProxy serves package proxy on a unix socket until the test
+// ends, logging into the returned buffer.
+func startRealProxy(t *testing.T, root string, p *spec.Policy) (string, *bytes.Buffer) {
+	t.Helper()
+	logBuf := &bytes.Buffer{}
+	px, err := proxy.New(proxy.Config{SandboxID: "real", Secret: "real-secret", Network: p.Network, Log: proxy.NewLog(logBuf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(root, "proxy.sock")
+	ul, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = px.Serve(ul) }()
+	t.Cleanup(func() { px.Close() })
+
+	return sock, logBuf
 }

@@ -44,6 +44,23 @@ func TestSSHThroughConnect(t *testing.T) {
 	pub, _ := os.ReadFile(clientKey + ".pub")
 	auth := filepath.Join(dir, "authorized_keys")
 	writeFile(t, auth, string(pub))
+	port := startSSHD(t, sshd, dir, hostKey, auth)
+	opts := "-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR -i ./id -p " +
+		strconv.Itoa(port) + " " + me.Username + "@127.0.0.1"
+	r := b.sh("cd " + b.folder + " && eval \"$GIT_SSH_COMMAND " + opts + " echo via-ssh\"")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "via-ssh" {
+		t.Fatalf("ssh through the proxy: %+v", r)
+	}
+	// Without the proxy command there is no way out.
+	r = b.sh("cd " + b.folder + " && ssh -o ConnectTimeout=3 " + opts + " echo direct")
+	if r.code == 0 {
+		t.Fatalf("ssh went round the proxy: %+v", r)
+	}
+}
+
+// startSSHD runs a private sshd on 127.0.0.1 until the test ends.
+func startSSHD(t *testing.T, sshd, dir, hostKey, auth string) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +78,7 @@ func TestSSHThroughConnect(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
 	for i := 0; ; i++ {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
@@ -73,15 +90,5 @@ func TestSSHThroughConnect(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	opts := "-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR -i ./id -p " +
-		strconv.Itoa(port) + " " + me.Username + "@127.0.0.1"
-	r := b.sh("cd " + b.folder + " && eval \"$GIT_SSH_COMMAND " + opts + " echo via-ssh\"")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "via-ssh" {
-		t.Fatalf("ssh through the proxy: %+v", r)
-	}
-	// Without the proxy command there is no way out.
-	r = b.sh("cd " + b.folder + " && ssh -o ConnectTimeout=3 " + opts + " echo direct")
-	if r.code == 0 {
-		t.Fatalf("ssh went round the proxy: %+v", r)
-	}
+	return port
 }
