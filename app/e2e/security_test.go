@@ -137,3 +137,32 @@ func TestOtherUserRefused(t *testing.T) {
 		t.Errorf("the daemon counted %d refused peers, want at least 1", st.Refused)
 	}
 }
+
+// The control socket refuses what a browser would send: an Origin, a
+// Referer, or another Host.
+func TestControlRefusesBrowserRequests(t *testing.T) {
+	curl := testenv.NeedCommand(t, "curl", "curl")
+	w := newWorld(t, true)
+	w.must("list")
+	sock := filepath.Join(w.paths().Runtime, "control.sock")
+	code := func(host string, hdr ...string) string {
+		args := []string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "--unix-socket", sock}
+		for _, h := range hdr {
+			args = append(args, "-H", h)
+		}
+		out, _ := exec.Command(curl, append(args, "http://"+host+"/v0/list")...).Output()
+		return string(out)
+	}
+	if c := code(apitype.Host); c != "200" {
+		t.Fatalf("a plain request got %s", c)
+	}
+	for name, c := range map[string]string{
+		"origin":  code(apitype.Host, "Origin: http://evil.example"),
+		"referer": code(apitype.Host, "Referer: http://evil.example/"),
+		"host":    code("localhost"),
+	} {
+		if c != "403" {
+			t.Errorf("a request with a bad %s got %s, want 403", name, c)
+		}
+	}
+}
