@@ -45,6 +45,11 @@
 // The proxy credentials reach init in HTTP_PROXY, never on a command
 // line (other users can read command lines).
 //
+// Against the first contract: the wrapped command starts with the guard,
+// not bwrap (a caller that is lnk itself may run the guard in-process,
+// as `lnk sandbox run` does, with [RunInit]); [BwrapArgs] returns bwrap's
+// arguments only; [Request] has BwrapPath, for a bwrap not on PATH.
+//
 // # Mount order
 //
 // Every mount is sorted by the depth of its path, then by kind, so a
