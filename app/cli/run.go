@@ -29,10 +29,13 @@ ended it); lnk's own failures exit 125 (see 'lnk sandbox --help').`,
 			if err != nil {
 				return err
 			}
+			// Before the run: the in-process guard takes the wrapped
+			// command's environment.
+			sock, _ := (&client.Client{}).SocketPath()
 			err = runWrapped(c, resp)
 			var ee *exitError
 			if errors.As(err, &ee) && ee.code >= ExitFailure && ee.code <= 127 {
-				abandon(resp.ID)
+				abandon(sock, resp.ID)
 			}
 			return err
 		},
@@ -74,10 +77,10 @@ func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
 // abandon stops a sandbox whose command ended before its init opened the
 // session (the wall failed to start), so that it does not wait in the list
 // as "starting" until it expires.
-func abandon(id string) {
+func abandon(socket, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	c := &client.Client{}
+	c := &client.Client{Socket: socket}
 	list, err := c.List(ctx)
 	if err != nil {
 		return
