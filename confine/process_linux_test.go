@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"lnk.dev/sandbox/build/testenv"
 )
 
 func TestExitCodesAndSignals(t *testing.T) {
@@ -72,6 +74,7 @@ func TestSecretNotOnCommandLine(t *testing.T) {
 }
 
 func TestBackgroundProcessesDie(t *testing.T) {
+	testenv.NeedCommand(t, "pgrep", "procps")
 	b := newBox(t)
 	marker := strconv.Itoa(int(time.Now().UnixNano()%100000) + 200000)
 	r := b.sh("sleep " + marker + " & sleep " + marker + " & echo started")
@@ -134,6 +137,7 @@ func TestExecOnlyFromAllowed(t *testing.T) {
 }
 
 func TestThroughProxy(t *testing.T) {
+	testenv.NeedCommand(t, "curl", "curl")
 	b := newBox(t)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "hello from outside")
@@ -242,6 +246,7 @@ func TestSession(t *testing.T) {
 // the sandbox must die with it, and the placeholders it leaves must be
 // removed by the next run.
 func TestKilledGuardLitterIsAdopted(t *testing.T) {
+	testenv.NeedCommand(t, "pgrep", "procps")
 	b := newBox(t)
 	writeFile(t, filepath.Join(b.folder, "a"), "a")
 	marker := strconv.Itoa(int(time.Now().UnixNano()%100000) + 300000)

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"lnk.dev/sandbox/build/testenv"
 )
 
 func TestWallRunsCommand(t *testing.T) {
@@ -50,6 +52,7 @@ func TestRelayAnswersOnBothLoopbacks(t *testing.T) {
 }
 
 func TestDevicesInside(t *testing.T) {
+	testenv.NeedCommand(t, "script", "bsdutils")
 	b := newBox(t)
 	b.mustPass(t, map[string]string{
 		"shm":        "echo x > /dev/shm/lnk-test && rm /dev/shm/lnk-test",
