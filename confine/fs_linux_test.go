@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"lnk.dev/sandbox/build/testenv"
+
 	"lnk.dev/sandbox/spec"
 )
 
@@ -142,6 +144,7 @@ func protectedCases() (files, dirs []string) {
 }
 
 func TestProtectedNamesCannotBeCreated(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	writeFile(t, filepath.Join(b.folder, "evil"), "echo pwned")
 	files, dirs := protectedCases()
@@ -166,6 +169,7 @@ func TestProtectedNamesCannotBeCreated(t *testing.T) {
 }
 
 func TestProtectedNamesInNewRepository(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	b.mustFail(t, map[string]string{
 		"hook in new repo":     "git init -q && echo pwned > .git/hooks/pre-commit",
@@ -225,6 +229,7 @@ func TestProtectedNamesExistingStayReadOnly(t *testing.T) {
 }
 
 func TestGitInitAndCommit(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	r := b.sh(`set -e; cd ` + b.folder + `
 git init -q
@@ -307,6 +312,7 @@ func execIn(dir, name string, args ...string) (string, error) {
 // TestNewRepoConfigLinkNotFollowed: a config the sandbox made a link to a
 // secret is removed, never read into the folder or onto stderr.
 func TestNewRepoConfigLinkNotFollowed(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	writeFile(t, filepath.Join(b.folder, "plain"), "PRIVATE KEY")
 	r := b.sh("cd " + b.folder + " && git init -q && rm -f .git/config && ln -s " + b.home + "/.ssh/id_ed25519 .git/config")
@@ -328,6 +334,7 @@ func TestNewRepoConfigLinkNotFollowed(t *testing.T) {
 // TestNewRepositoriesTidiedAfterRun: git folders the sandbox makes deeper
 // in the folder, or as new submodules, keep nothing that runs code.
 func TestNewRepositoriesTidiedAfterRun(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	writeFile(t, filepath.Join(b.folder, "top", "a.txt"), "a")
 	if out, err := execIn(b.folder, "git", "init", "-q"); err != nil {

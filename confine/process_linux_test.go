@@ -310,6 +310,7 @@ func TestSessionModes(t *testing.T) {
 
 // TestPlaceholdersStayOutOfGit: git inside does not see the placeholders.
 func TestPlaceholdersStayOutOfGit(t *testing.T) {
+	testenv.NeedCommand(t, "git", "git")
 	b := newBox(t)
 	writeFile(t, filepath.Join(b.folder, "a.txt"), "a")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"-c", "user.email=a@b", "-c", "user.name=A", "commit", "-qm", "a"}} {

@@ -26,6 +26,7 @@ func TestSSHThroughConnect(t *testing.T) {
 		}
 	}
 	testenv.NeedCommand(t, "ssh-keygen", "openssh-client")
+	testenv.NeedCommand(t, "ssh", "openssh-client")
 	b := newBox(t)
 	me, err := user.Current()
 	if err != nil {
