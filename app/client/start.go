@@ -61,27 +61,38 @@ func (c *Client) EnsureDaemon(ctx context.Context, exe string) (Started, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
-	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+	return st, c.waitStarted(ctx, exited, paths.DaemonLog())
+}
+
+// waitStarted polls until a daemon answers. If the one we started exits,
+// it may have lost the race to another one starting at the same moment
+// (two verbs at once): polling goes on for lostRace before that counts as
+// a failure.
+func (c *Client) waitStarted(ctx context.Context, exited <-chan struct{}, logFile string) error {
+	var giveUp <-chan time.Time
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
 		_, err := c.Status(ctx)
 		if err == nil {
-			return st, nil
+			return nil
 		}
 		if !errors.Is(err, ErrNoDaemon) {
-			return st, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return st, fmt.Errorf("the daemon did not answer within %v: see %s", StartTimeout, paths.DaemonLog())
+			return fmt.Errorf("the daemon did not answer within %v: see %s", StartTimeout, logFile)
 		case <-exited:
-			// It may have lost a race to another daemon that answers now.
-			if _, err := c.Status(ctx); err == nil {
-				return st, nil
-			}
-			return st, fmt.Errorf("the daemon stopped at once (%s): see %s", lastLine(paths.DaemonLog()), paths.DaemonLog())
+			exited, giveUp = nil, time.After(lostRace)
+		case <-giveUp:
+			return fmt.Errorf("the daemon stopped at once (%s): see %s", lastLine(logFile), logFile)
 		case <-time.After(delay):
 		}
 	}
 }
+
+// lostRace is how long a verb whose daemon exited at once waits for
+// another daemon to answer.
+const lostRace = 2 * time.Second
 
 // lastLine returns the last line of a file, for an error message.
 func lastLine(path string) string {

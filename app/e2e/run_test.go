@@ -143,3 +143,40 @@ func TestRunFailureLeavesNothingStarting(t *testing.T) {
 		}
 	}
 }
+
+// Several verbs at once on a fresh machine start one daemon between them,
+// and every one of them works.
+func TestConcurrentAutoStart(t *testing.T) {
+	w := newWorld(t, true)
+	const n = 4
+	results := make(chan result, n)
+	for i := 0; i < n; i++ {
+		go func() { results <- w.lnk("list") }()
+	}
+	for i := 0; i < n; i++ {
+		if r := <-results; r.code != 0 {
+			t.Errorf("list %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	sock := filepath.Join(w.paths().Runtime, "control.sock")
+	if daemons := processesWith("--socket\x00" + sock + "\x00"); len(daemons) != 1 {
+		t.Errorf("%d daemons serve %s, want 1: %v", len(daemons), sock, daemons)
+	}
+}
+
+// A harness runs several commands at once in one folder: each gets its
+// own sandbox and all of them run.
+func TestConcurrentRunsInOneFolder(t *testing.T) {
+	w := newWorld(t, true)
+	w.must("list")
+	const n = 4
+	results := make(chan result, n)
+	for i := 0; i < n; i++ {
+		go func() { results <- w.lnk("run", "--", "true") }()
+	}
+	for i := 0; i < n; i++ {
+		if r := <-results; r.code != 0 {
+			t.Errorf("concurrent run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+}
