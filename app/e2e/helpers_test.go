@@ -77,6 +77,7 @@ func newWorld(t *testing.T, withRuntime bool) *world {
 	}
 	t.Cleanup(func() {
 		w.killDaemon(syscall.SIGTERM)
+		w.killStragglers()
 		os.RemoveAll(root)
 	})
 	return w
@@ -182,6 +183,25 @@ func (w *world) killDaemon(sig syscall.Signal) {
 	if !waitGone(pid, 5*time.Second) {
 		w.t.Errorf("daemon pid %d survived SIGKILL", pid)
 	}
+}
+
+// killStragglers kills, by pid, any other daemon of this world: one a
+// verb started that lost the start race, or that took the lock after the
+// first was killed.
+func (w *world) killStragglers() {
+	marker := "--socket\x00" + filepath.Join(w.paths().Runtime, "control.sock") + "\x00"
+	for i := 0; i < 20; i++ {
+		pids := processesWith(marker)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+			waitGone(pid, 2*time.Second)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.t.Errorf("daemons of %s survived SIGKILL", w.root)
 }
 
 // alive reports whether pid runs (a zombie does not).
