@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"lnk.dev/sandbox/app/apitype"
 	"lnk.dev/sandbox/app/client"
@@ -18,6 +19,11 @@ var Version = "dev"
 // none does. If a dead daemon's socket was found it says so on stderr: its
 // sandboxes lost their network.
 func daemonClient(ctx context.Context, stderr io.Writer) (*client.Client, error) {
+	if id := os.Getenv("LNK_SANDBOX"); id != "" {
+		// Inside, the daemon is out of reach by design; starting one
+		// there would only fail later and less clearly.
+		return nil, failf(ExitFailure, "this is sandbox %s, and the lnk daemon cannot be reached from inside a sandbox: run this outside it", id)
+	}
 	c := &client.Client{}
 	st, err := c.EnsureDaemon(ctx, "")
 	if st.Died {

@@ -41,7 +41,7 @@ func (f *wrapFlags) wrap(ctx context.Context, stderr io.Writer, argv []string) (
 	// Ask at once (one round trip on the hot path); start the daemon only
 	// when nothing answered, which means nothing was sent.
 	resp, err := (&client.Client{}).Wrap(ctx, req)
-	if errors.Is(err, client.ErrNoDaemon) {
+	if errors.Is(err, client.ErrNoDaemon) || err != nil && os.Getenv("LNK_SANDBOX") != "" {
 		c, cerr := daemonClient(ctx, stderr)
 		if cerr != nil {
 			return nil, cerr

@@ -166,3 +166,13 @@ func TestControlRefusesBrowserRequests(t *testing.T) {
 		}
 	}
 }
+
+// lnk inside a sandbox says plainly that the daemon is out of reach, and
+// starts nothing there.
+func TestVerbsInsideSandbox(t *testing.T) {
+	w := newWorld(t, true)
+	r := w.lnk("run", "--", "/run/lnk/lnk", "sandbox", "run", "--", "true") // lnk as bound inside
+	if r.code != 125 || !strings.Contains(r.stderr, "cannot be reached from inside a sandbox") {
+		t.Errorf("run inside run: exit %d: %s", r.code, r.stderr)
+	}
+}
