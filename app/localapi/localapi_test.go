@@ -32,7 +32,13 @@ func (f *fake) Stop(_ context.Context, r *apitype.IDRequest) ([]string, error) {
 	}
 	return []string{r.ID}, nil
 }
-func (f *fake) Pause(_ context.Context, id string) error { f.paused = id; return nil }
+func (f *fake) Pause(_ context.Context, id string) error {
+	if id == "nowall" {
+		return apitype.Errorf(apitype.CodeUnavailable, "bwrap not found: install the bubblewrap package")
+	}
+	f.paused = id
+	return nil
+}
 func (f *fake) Resume(context.Context, string) error {
 	return apitype.Errorf(apitype.CodeConflict, "not paused")
 }
@@ -115,6 +121,7 @@ func TestRoutes(t *testing.T) {
 		{"POST", apitype.PathStop, `{"id":"missing"}`, 404, `"code":"not_found"`},
 		{"POST", apitype.PathPause, `{"id":"p"}`, 200, `"ids":["p"]`},
 		{"POST", apitype.PathResume, `{"id":"p"}`, 409, `"code":"conflict"`},
+		{"POST", apitype.PathPause, `{"id":"nowall"}`, 503, `"code":"unavailable"`},
 		{"GET", apitype.PathLog, "", 200, `"error":"log: broken"`},
 	} {
 		t.Run(tc.method+tc.path, func(t *testing.T) {
