@@ -168,8 +168,30 @@
 // fix it: bwrap missing; user namespaces off (user.max_user_namespaces=0,
 // Debian's kernel.unprivileged_userns_clone=0); Ubuntu's
 // kernel.apparmor_restrict_unprivileged_userns=1 when bwrap then fails.
-// There is no weaker mode (Landlock and seccomp without namespaces): it
-// is not built, so the wall never runs with less than it says.
+//
+// # The weak mode (Request.Weak, only on the person's explicit request)
+//
+// Where the wall cannot stand, [Request].Weak runs the command with no
+// namespaces and no bubblewrap: `lnk sandbox init --weak` on the host
+// relays 127.0.0.1:PORT and [::1]:PORT (the host's loopback, so the port
+// must be free) to the proxy's socket, checks the proxy's health, keeps
+// the session, and starts the command with Landlock and seccomp. It
+// prints, every time, what it does not enforce. It needs Landlock ABI 6
+// (Linux 6.12+), and refuses to run without it.
+//
+// Enforced: execute and write as the spec says (TMPDIR is a private
+// folder; the host's /tmp is not writable); TCP connections only to the
+// proxy port and no TCP listening (Landlock); no signals or abstract unix
+// sockets out of the sandbox, no ptrace or /proc/PID/mem of outside
+// processes (Landlock); seccomp as in the wall, plus no socket but TCP
+// over IPv4 and IPv6 (no UDP, DNS or netlink). init is a subreaper and
+// kills every descendant when the command ends.
+//
+// NOT enforced: hidden paths (home's secrets and deny_read are readable),
+// mandatory protection inside writable folders, a private /dev and /proc:
+// the command sees the person's other processes and can read their
+// command lines and environments (Landlock does not stop ptrace's read
+// mode).
 //
 // Other systems: [Wrap] and [Check] return [ErrUnsupported] for now.
 package confine

@@ -170,11 +170,19 @@ type box struct {
 	proxy  *fakeProxy
 	spec   string // TOML; "" = allow_write ["."]
 	keep   bool
+	weak   bool // Request.Weak, on port
+	port   int  // the proxy port; 0 = 3128
 }
 
 func newBox(t *testing.T) *box {
 	t.Helper()
 	testenv.NeedBwrap(t)
+	return newBareBox(t)
+}
+
+// newBareBox is newBox without asking for bwrap (the weak mode's tests).
+func newBareBox(t *testing.T) *box {
+	t.Helper()
 	// Not under /tmp: the sandbox has a /tmp of its own, which would hide
 	// a home there and make every write outside look allowed.
 	base := os.Getenv("LNK_TEST_ROOT")
@@ -232,8 +240,15 @@ func (b *box) request(argv ...string) *Request {
 		Policy: b.policy(), Argv: argv,
 		Env:       []string{"PATH=/usr/bin:/bin", "HOME=" + b.home, "LANG=C"},
 		SandboxID: testID, Secret: testSecret, LnkPath: lnkBinary,
-		ProxySocket: b.proxy.socket, ProxyPort: 3128, KeepSession: b.keep,
+		ProxySocket: b.proxy.socket, ProxyPort: b.proxyPort(), KeepSession: b.keep, Weak: b.weak,
 	}
+}
+
+func (b *box) proxyPort() int {
+	if b.port == 0 {
+		return 3128
+	}
+	return b.port
 }
 
 type result struct {

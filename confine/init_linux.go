@@ -30,10 +30,15 @@ func RunInit(args []string) int {
 	if len(args) > 0 && args[0] == "--guard" {
 		return runGuard(args[1:])
 	}
+	if len(args) > 0 && args[0] == "--weak" {
+		return runWeak(args[1:])
+	}
 	return runInner(args)
 }
 
 type initOpts struct {
+	weak        bool   // no namespaces: see weak_linux.go
+	socket      string // the proxy's socket (the weak mode's; inside the wall it is InnerSocket)
 	keepSession bool
 	rules       landlockRules
 	gitIgnore   []string
@@ -64,6 +69,8 @@ func parseInitArgs(args []string) (*initOpts, error) {
 			o.rules.write = append(o.rules.write, v)
 		case "--git-ignore":
 			o.gitIgnore = append(o.gitIgnore, v)
+		case "--socket":
+			o.socket = v
 		default:
 			return nil, fmt.Errorf("init: unknown flag %s", a)
 		}
@@ -167,7 +174,7 @@ func startChild(o *initOpts, path string) (int, error) {
 			done <- result{err: err}
 			return
 		}
-		if err := loadSeccomp(); err != nil {
+		if err := loadSeccomp(o.weak); err != nil {
 			done <- result{err: err}
 			return
 		}
@@ -216,20 +223,20 @@ func supervise(o *initOpts, sess *session) int {
 			}
 			forward(pid, o.keepSession, s.(syscall.Signal))
 		case cmd, ok := <-sess.commands():
-			if c := command(cmd, ok); c >= 0 {
-				killAll()
+			if c := command(o, cmd, ok); c >= 0 {
+				killAll(o)
 				return c
 			}
 		}
 	}
-	killAll()
+	killAll(o)
 	sess.send(map[string]any{"event": "exit", "code": code})
 	return code
 }
 
 // command carries out a daemon command; it returns an exit code when init
 // must end.
-func command(cmd string, ok bool) int {
+func command(o *initOpts, cmd string, ok bool) int {
 	switch {
 	case !ok:
 		fmt.Fprintf(os.Stderr, "lnk: %v\n", errDaemonGone)
@@ -237,9 +244,9 @@ func command(cmd string, ok bool) int {
 	case cmd == "stop":
 		return 128 + int(unix.SIGTERM)
 	case cmd == "pause":
-		_ = unix.Kill(-1, unix.SIGSTOP)
+		signalAll(o, unix.SIGSTOP)
 	case cmd == "resume":
-		_ = unix.Kill(-1, unix.SIGCONT)
+		signalAll(o, unix.SIGCONT)
 	}
 	return -1
 }
@@ -280,12 +287,27 @@ func reap(child int) int {
 	}
 }
 
-// killAll ends every other process of the sandbox (init is pid 1 of its
-// pid namespace) and reaps them, for at most a second.
-func killAll() {
-	_ = unix.Kill(-1, unix.SIGKILL)
+// signalAll signals every other process of the sandbox: all of its pid
+// namespace (init is pid 1), or in the weak mode init's descendants.
+func signalAll(o *initOpts, sig unix.Signal) {
+	if !o.weak {
+		_ = unix.Kill(-1, sig)
+		return
+	}
+	for _, pid := range descendants(os.Getpid()) {
+		_ = unix.Kill(pid, sig)
+	}
+}
+
+// killAll ends every other process of the sandbox and reaps them, for at
+// most a second.
+func killAll(o *initOpts) {
+	signalAll(o, unix.SIGKILL)
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
+		if o.weak {
+			signalAll(o, unix.SIGKILL) // descendants that forked meanwhile
+		}
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
 		if errors.Is(err, unix.ECHILD) {

@@ -35,7 +35,18 @@ type landlockRules struct {
 	exec  []string
 	write []string // folders and files of the policy, and /tmp
 	files []string // folders whose existing files may be written, not changed (/dev)
+	// netPort, in the weak mode (no network namespace): TCP connections
+	// only to this port, no TCP listening, and no signals or abstract
+	// unix sockets outside the sandbox. Needs Landlock ABI 6.
+	netPort int
 }
+
+// weakABI is the Landlock ABI the weak mode needs: TCP rules (4) and
+// signal and abstract socket scoping (6).
+const weakABI = 6
+
+// landlockRuleNetPort is LANDLOCK_RULE_NET_PORT.
+const landlockRuleNetPort = 2
 
 // restrictThread applies Landlock to the calling thread: execute only
 // beneath rules.exec, write only beneath rules.write (and device files
@@ -55,9 +66,19 @@ func restrictThread(rules landlockRules) error {
 		extra |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
 	}
 	handled |= extra
-	// Only handled_access_fs: the size every Landlock kernel accepts.
-	attr := struct{ handledFS uint64 }{handled}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	// Only handled_access_fs, the size every Landlock kernel accepts,
+	// unless the network is to be ruled too.
+	attr := struct{ handledFS, handledNet, scoped uint64 }{handledFS: handled}
+	size := unsafe.Sizeof(attr.handledFS)
+	if rules.netPort > 0 {
+		if abi < weakABI {
+			return fmt.Errorf("landlock: this kernel's Landlock (ABI %d) cannot hold the network to the proxy without namespaces: the weak mode needs ABI %d (Linux 6.12 or newer)", abi, weakABI)
+		}
+		attr.handledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+		size = unsafe.Sizeof(attr)
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
 		return fmt.Errorf("landlock: cannot create a ruleset: %v", errno)
 	}
@@ -76,6 +97,13 @@ func restrictThread(rules landlockRules) error {
 	for _, p := range rules.files {
 		if err := add(p, llWriteFile|extra&unix.LANDLOCK_ACCESS_FS_TRUNCATE); err != nil {
 			return err
+		}
+	}
+	if rules.netPort > 0 {
+		port := struct{ allowed, port uint64 }{unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, uint64(rules.netPort)}
+		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, landlockRuleNetPort,
+			uintptr(unsafe.Pointer(&port)), 0, 0, 0); errno != 0 {
+			return fmt.Errorf("landlock: cannot allow the proxy's port: %v", errno)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {

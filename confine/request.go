@@ -37,6 +37,12 @@ type Request struct {
 	// BwrapPath is the bwrap program; "" looks it up on PATH ("bwrap" in
 	// the generated argv).
 	BwrapPath string
+	// Weak runs the command without namespaces (Linux: no bubblewrap),
+	// confined by Landlock and seccomp only, for machines where the wall
+	// cannot stand. It enforces much less (see the package doc) and says
+	// so every time it runs. Only ever set it on the person's explicit
+	// request.
+	Weak bool
 }
 
 // Command is what the caller runs: argv, environment and working folder.
@@ -100,6 +106,13 @@ func (r *Request) Environ() []string {
 	pu := r.ProxyURL()
 	for _, n := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
 		out = append(out, n+"="+pu, strings.ToLower(n)+"="+pu)
+	}
+	if r.Weak {
+		// No /run/lnk: lnk is where it is on the host; init sets TMPDIR.
+		return append(out,
+			"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+			"LNK_SANDBOX="+r.SandboxID,
+			"GIT_SSH_COMMAND=ssh -o ProxyCommand='"+r.LnkPath+" sandbox connect %h %p'")
 	}
 	out = append(out,
 		"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",

@@ -48,8 +48,10 @@ var noSysSyscalls = []uint32{
 }
 
 // seccompFilter returns the child's filter, or an error on an
-// architecture it does not know.
-func seccompFilter() ([]bpf.RawInstruction, error) {
+// architecture it does not know. onlyTCP (the weak mode, with no network
+// namespace) also refuses every socket but TCP over IPv4 and IPv6: no
+// UDP (DNS), netlink or other families.
+func seccompFilter(onlyTCP bool) ([]bpf.RawInstruction, error) {
 	arch, x32, ok := auditArch()
 	if !ok {
 		return nil, errors.New("seccomp: no filter for the " + runtime.GOARCH + " architecture: the wall runs on amd64 and arm64")
@@ -70,6 +72,9 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 	}
 	for _, nr := range noSysSyscalls {
 		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, bpf.RetConstant{Val: retNoSys})
+	}
+	if onlyTCP {
+		p = append(p, tcpOnly()...)
 	}
 	// socket and socketpair: no AF_UNIX (the domain is an int: low half).
 	for _, nr := range []uint32{unix.SYS_SOCKET, unix.SYS_SOCKETPAIR} {
@@ -102,10 +107,27 @@ func seccompFilter() ([]bpf.RawInstruction, error) {
 	return bpf.Assemble(p)
 }
 
+// tcpOnly: socket() only for AF_INET and AF_INET6 with SOCK_STREAM (the
+// type's low four bits; SOCK_CLOEXEC and SOCK_NONBLOCK sit above them).
+func tcpOnly() []bpf.Instruction {
+	return []bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_SOCKET, SkipTrue: 9},
+		bpf.LoadAbsolute{Off: offArg0, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.LoadAbsolute{Off: offArg1, Size: 4},
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipTrue: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.RetConstant{Val: retAllow},
+	}
+}
+
 // loadSeccomp installs the filter on the calling thread only (no TSYNC):
 // init runs it on a thread kept for starting the child.
-func loadSeccomp() error {
-	raw, err := seccompFilter()
+func loadSeccomp(onlyTCP bool) error {
+	raw, err := seccompFilter(onlyTCP)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"lnk.dev/sandbox/spec"
 )
 
 // Wrap returns the command that runs r's command inside the wall: lnk's
@@ -14,6 +16,9 @@ import (
 func Wrap(r *Request) (*Command, error) {
 	if err := r.check(); err != nil {
 		return nil, err
+	}
+	if r.Weak {
+		return weakCommand(r)
 	}
 	if err := quickCheck(r.BwrapPath); err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ func Check() error {
 	if landlockABI() < 1 {
 		return errNoLandlock
 	}
-	if _, err := seccompFilter(); err != nil {
+	if _, err := seccompFilter(false); err != nil {
 		return err
 	}
 	return nil
@@ -106,4 +111,25 @@ func explainBwrap(out string, err error) error {
 			"or in a container run it with user namespaces allowed", out)
 	}
 	return fmt.Errorf("bwrap cannot build the sandbox (%s: %v): check that the bubblewrap package works (bwrap --ro-bind / / true)", out, err)
+}
+
+// weakCommand is the weak mode's command: lnk's init on the host, with
+// Landlock and seccomp only.
+func weakCommand(r *Request) (*Command, error) {
+	if abi := landlockABI(); abi < weakABI {
+		return nil, fmt.Errorf("the weak sandbox needs Landlock ABI %d (Linux 6.12 or newer) to hold the network to the proxy, and this kernel has %d: use the full wall (install bubblewrap and allow user namespaces)", weakABI, abi)
+	}
+	argv := []string{r.LnkPath, "sandbox", "init", "--weak", "--socket", r.ProxySocket}
+	for _, d := range spec.SystemExecDirs {
+		argv = append(argv, "--x", d)
+	}
+	for _, p := range expandAll(r.Policy.Exec) {
+		argv = append(argv, "--x", p)
+	}
+	argv = append(argv, "--x", r.LnkPath)
+	for _, p := range expandAll(r.Policy.Writable) {
+		argv = append(argv, "--w", p)
+	}
+	argv = append(argv, "--")
+	return &Command{Argv: append(argv, r.Argv...), Env: r.Environ(), Dir: r.dir()}, nil
 }
