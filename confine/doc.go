@@ -191,7 +191,8 @@
 // mandatory protection inside writable folders, a private /dev and /proc:
 // the command sees the person's other processes and can read their
 // command lines and environments (Landlock does not stop ptrace's read
-// mode).
+// mode); and if init itself is killed with SIGKILL, the command's
+// processes live on (there is no pid namespace to end them).
 //
 // Other systems: [Wrap] and [Check] return [ErrUnsupported] for now.
 package confine
