@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -58,9 +59,15 @@ func Errors(err error) []*Error {
 	return out
 }
 
+// lazyRE compiles a pattern on first use: errors are rare, and every lnk
+// process links this package, so start-up should not pay for them.
+func lazyRE(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 // libErrRE matches the TOML library's unify errors, which carry their
 // position only in their text.
-var libErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+var libErrRE = lazyRE(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // fromLibError turns an error of the TOML library into an *Error.
 func fromLibError(file string, err error) *Error {
@@ -68,28 +75,28 @@ func fromLibError(file string, err error) *Error {
 	if errors.As(err, &pe) {
 		return &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: tidyLibMsg(pe.Message)}
 	}
-	if m := libErrRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := libErrRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{File: file, Line: line, Key: m[2], Msg: tidyLibMsg(m[3])}
 	}
 	return &Error{File: file, Msg: tidyLibMsg(strings.TrimPrefix(err.Error(), "toml: "))}
 }
 
-var dupKeyRE = regexp.MustCompile(`^Key '([^']*)' has already been defined\.?$`)
+var dupKeyRE = lazyRE(`^Key '([^']*)' has already been defined\.?$`)
 
-var mismatchRE = regexp.MustCompile(`^type mismatch for \S+: expected table but found (\S+)$`)
+var mismatchRE = lazyRE(`^type mismatch for \S+: expected table but found (\S+)$`)
 
-var typeMsgRE = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+var typeMsgRE = lazyRE(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
 
 // tidyLibMsg rewrites the library's wording into the user's terms.
 func tidyLibMsg(msg string) string {
-	if m := dupKeyRE.FindStringSubmatch(msg); m != nil {
+	if m := dupKeyRE().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("%q is set twice: keep one", m[1])
 	}
-	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
+	if m := mismatchRE().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("wrong type: found %s, want a table", tomlKind(m[1]))
 	}
-	if m := typeMsgRE.FindStringSubmatch(msg); m != nil {
+	if m := typeMsgRE().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("wrong type: found %s, want %s", tomlKind(m[1]), tomlKind(m[2]))
 	}
 	return msg

@@ -184,3 +184,12 @@ allow = ["127.0.0.1:8080", "192.168.1.0/24"]
 		t.Errorf("mode host let a denied name through: %+v", d)
 	}
 }
+
+func TestValidToolName(t *testing.T) {
+	for s, want := range map[string]bool{"github": true, "fs_2": true, "a-b": true, "": false, "-x": false,
+		"_x": false, "My": false, "a b": false, strings.Repeat("a", 63): true, strings.Repeat("a", 64): false} {
+		if got := ValidToolName(s); got != want {
+			t.Errorf("ValidToolName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -18,10 +17,35 @@ const (
 // KnownEndpoints lists every endpoint name a spec may use.
 var KnownEndpoints = []string{EndpointAsk, EndpointOAuth, EndpointOpen}
 
-// ToolNameRE is the form of a tool's name, in specs and in `tool add`.
-var ToolNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+// ValidToolName reports whether s has the form of a tool's name, in specs
+// and in `tool add`: 1 to 63 lower-case letters, digits, '-' and '_',
+// starting with a letter or digit.
+func ValidToolName(s string) bool {
+	if s == "" || len(s) > 63 || s[0] == '-' || s[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
-var commandNameRE = regexp.MustCompile(`^[A-Za-z0-9._+-]+$`)
+// validCommandName reports whether s can be a program's name on PATH.
+func validCommandName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // maxPathLen bounds a path in a spec (PATH_MAX on Linux).
 const maxPathLen = 4096
@@ -114,7 +138,7 @@ func (v *validator) commands(key []string, list []string) {
 	v.unique(key, list)
 	for i, c := range list {
 		if !strings.ContainsRune(c, '/') && c != "." && c != "~" && c != ".." {
-			if !commandNameRE.MatchString(c) {
+			if !validCommandName(c) {
 				v.addf(key, i, "%q is neither a path nor a program name", elide(c, 60))
 			}
 			continue
@@ -162,7 +186,7 @@ func (v *validator) network(n *Network) {
 	key = []string{"network", "tools"}
 	v.unique(key, n.Tools)
 	for i, t := range n.Tools {
-		if !ToolNameRE.MatchString(t) {
+		if !ValidToolName(t) {
 			v.addf(key, i, "%q is not a tool name: lower-case letters, digits, '-' and '_', starting with a letter or digit", elide(t, 40))
 		}
 	}
