@@ -9,13 +9,13 @@ import (
 func TestPunycode(t *testing.T) {
 	// Vectors from RFC 3492 section 7.1 and common IDNs.
 	cases := map[string]string{
-		"bücher":           "xn--bcher-kva",
-		"münchen":          "xn--mnchen-3ya",
-		"ünicode":          "xn--nicode-2ya",
-		"例え":               "xn--r8jz45g",
+		"bücher":            "xn--bcher-kva",
+		"münchen":           "xn--mnchen-3ya",
+		"ünicode":           "xn--nicode-2ya",
+		"例え":                "xn--r8jz45g",
 		"ليهمابتكلموشعربي؟": "xn--egbpdaj6bu4bxfgehfvwxn",
-		"他们为什么不说中文":        "xn--ihqwcrb4cv8a8dqg056pqjye",
-		"abc":              "abc",
+		"他们为什么不说中文":         "xn--ihqwcrb4cv8a8dqg056pqjye",
+		"abc":               "abc",
 	}
 	for in, want := range cases {
 		got, err := toASCIILabel(in)
