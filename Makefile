@@ -12,7 +12,7 @@ test:
 	@bash build/test.sh
 
 build:
-	$(GO) build -o bin/lnk ./app/lnk
+	CGO_ENABLED=0 $(GO) build -o bin/lnk ./app/lnk
 
 bench: build
 	@bash build/bench.sh

@@ -25,5 +25,5 @@ if ! [ -x "$srt" ] || [ "$("$srt" --version 2>/dev/null)" != "$srt_version" ]; t
 	npm install --prefix build/bench --no-save --no-package-lock --no-audit --no-fund \
 		"@anthropic-ai/sandbox-runtime@$srt_version" >/dev/null
 fi
-go build -o bin/lnk ./app/lnk
+CGO_ENABLED=0 go build -o bin/lnk ./app/lnk
 exec go run ./build/bench/compare -lnk bin/lnk -srt "$srt" "$@"
