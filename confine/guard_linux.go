@@ -227,7 +227,9 @@ func makeDir(ms []made, dir string, mode os.FileMode, place bool) ([]made, error
 			return ms, err
 		}
 	}
-	if err := os.Mkdir(dir, mode); err != nil {
+	if err := os.Mkdir(dir, mode); errors.Is(err, os.ErrExist) {
+		return adopt(ms, dir, place), nil // made meanwhile by a sandbox starting beside this one
+	} else if err != nil {
 		return ms, err
 	}
 	if err := os.Chmod(dir, mode); err != nil { // umask
@@ -259,7 +261,9 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 		return makeDir(ms, c.path, placeholderDirMode, true)
 	}
 	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderFileMode)
-	if err != nil {
+	if errors.Is(err, os.ErrExist) {
+		return adopt(ms, c.path, true), nil // made meanwhile by a sandbox starting beside this one
+	} else if err != nil {
 		return ms, err
 	}
 	f.Close()
@@ -267,6 +271,18 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 		return ms, err
 	}
 	return track(ms, made{path: c.path, place: true}), nil
+}
+
+// adopt records an existing placeholder (only a placeholder: anything
+// else there is the person's, and the wall binds it read-only).
+func adopt(ms []made, path string, place bool) []made {
+	if !place {
+		return ms
+	}
+	if dir, ok := isPlaceholder(path); ok {
+		return track(ms, made{path: path, dir: dir, place: true})
+	}
+	return ms
 }
 
 // cleanup removes, newest first, what the guard made, if it is still the

@@ -384,3 +384,20 @@ func TestCtrlCReachesCommand(t *testing.T) {
 		t.Fatalf("exit %d, output %q", c.ProcessState.ExitCode(), rest)
 	}
 }
+
+// TestConcurrentStartsInOneFolder: guards starting together make or adopt
+// the same placeholders; all run, and nothing is left.
+func TestConcurrentStartsInOneFolder(t *testing.T) {
+	b := newBox(t)
+	const n = 4
+	res := make(chan result, n)
+	for i := 0; i < n; i++ {
+		go func() { res <- b.sh("test ! -w .bashrc && echo ok") }()
+	}
+	for i := 0; i < n; i++ {
+		if r := <-res; r.code != 0 || r.stdout != "ok\n" {
+			t.Errorf("run %d: %+v", i, r)
+		}
+	}
+	assertNoLitter(t, b.folder, nil)
+}
