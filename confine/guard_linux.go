@@ -38,14 +38,15 @@ func track(ms []made, m made) []made {
 	if m.dir {
 		flags |= unix.O_DIRECTORY
 	}
+	m.ino = inode(m.path)
 	if f, err := os.OpenFile(m.path, flags, 0); err == nil {
-		if unix.Flock(int(f.Fd()), unix.LOCK_SH) == nil {
-			m.lock = f
+		var st unix.Stat_t
+		if unix.Flock(int(f.Fd()), unix.LOCK_SH) == nil && unix.Fstat(int(f.Fd()), &st) == nil {
+			m.lock, m.ino = f, st.Ino
 		} else {
 			f.Close()
 		}
 	}
-	m.ino = inode(m.path)
 	return append(ms, m)
 }
 
@@ -242,11 +243,20 @@ func makeDir(ms []made, dir string, mode os.FileMode, place bool) ([]made, error
 // adopts one a killed run left; an existing real file is left alone (the
 // wall binds it read-only).
 func makePlaceholder(ms []made, c placeholder) ([]made, error) {
-	if _, err := os.Lstat(c.path); err == nil {
-		if dir, ok := isPlaceholder(c.path); ok {
-			ms = track(ms, made{path: c.path, dir: dir, place: true})
+	// A guard ending beside this one may remove a placeholder between our
+	// look and our lock: then make it again (a few times at most).
+	for try := 0; try < 3; try++ {
+		if _, err := os.Lstat(c.path); err != nil {
+			break
 		}
-		return ms, nil
+		if _, ok := isPlaceholder(c.path); !ok {
+			return ms, nil // the person's own: the wall binds it read-only
+		}
+		n := len(ms)
+		if ms = adopt(ms, c.path, true); len(ms) > n && ms[n].held() {
+			return ms, nil
+		}
+		ms = ms[:n]
 	}
 	var err error
 	if ms, err = makeDir(ms, filepath.Dir(c.path), 0o755, false); err != nil {
@@ -271,6 +281,15 @@ func makePlaceholder(ms []made, c placeholder) ([]made, error) {
 		return ms, err
 	}
 	return track(ms, made{path: c.path, place: true}), nil
+}
+
+// held reports whether m's lock is on the inode now at m.path.
+func (m made) held() bool {
+	if m.lock == nil {
+		return false
+	}
+	var st unix.Stat_t
+	return unix.Fstat(int(m.lock.Fd()), &st) == nil && st.Ino == m.ino && inode(m.path) == m.ino
 }
 
 // adopt records an existing placeholder (only a placeholder: anything

@@ -389,12 +389,16 @@ func TestCtrlCReachesCommand(t *testing.T) {
 // the same placeholders; all run, and nothing is left.
 func TestConcurrentStartsInOneFolder(t *testing.T) {
 	b := newBox(t)
-	const n = 4
-	res := make(chan result, n)
+	const n, rounds = 4, 3 // starts and ends overlap
+	res := make(chan result, n*rounds)
 	for i := 0; i < n; i++ {
-		go func() { res <- b.sh("test ! -w .bashrc && echo ok") }()
+		go func() {
+			for j := 0; j < rounds; j++ {
+				res <- b.sh("test ! -w .bashrc && echo ok")
+			}
+		}()
 	}
-	for i := 0; i < n; i++ {
+	for i := 0; i < n*rounds; i++ {
 		if r := <-res; r.code != 0 || r.stdout != "ok\n" {
 			t.Errorf("run %d: %+v", i, r)
 		}
