@@ -43,7 +43,20 @@ func TestThroughRealProxy(t *testing.T) {
 	}), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
-	text := "[filesystem]\nallow_write = [\".\"]\n[network]\nhosts = []\n[network.lan]\nallow = [\"" + l.Addr().String() + "\"]\n"
+	// An echo server for lnk sandbox connect: send, half-close, read.
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		c, err := echo.Accept()
+		if err == nil {
+			_, _ = io.Copy(c, c)
+			c.Close()
+		}
+	}()
+	text := "[filesystem]\nallow_write = [\".\"]\n[network]\nhosts = []\n[network.lan]\nallow = [\"" + l.Addr().String() + "\", \"" + echo.Addr().String() + "\"]\n"
 	s, err := spec.Parse("real.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +88,10 @@ func TestThroughRealProxy(t *testing.T) {
 	}
 	if _, code := run("curl -sS --noproxy '' -p --max-time 10 http://127.0.0.1:1/"); code == 0 {
 		t.Fatal("an address the spec does not allow was reached")
+	}
+	_, eport, _ := net.SplitHostPort(echo.Addr().String())
+	if out, code := run("printf ping | " + confine.InnerLnk + " sandbox connect 127.0.0.1 " + eport); code != 0 || out != "ping" {
+		t.Errorf("connect through the real proxy: %q exit %d", out, code)
 	}
 	if !strings.Contains(logBuf.String(), l.Addr().String()[strings.LastIndex(l.Addr().String(), ":")+1:]) {
 		t.Errorf("the proxy's log does not show the connection:\n%s", logBuf.String())
