@@ -405,3 +405,43 @@ func TestConcurrentStartsInOneFolder(t *testing.T) {
 	}
 	assertNoLitter(t, b.folder, nil)
 }
+
+// TestKeepSessionCtrlC runs the wall as enter does (KeepSession) on a
+// terminal (script's pty) and types Ctrl-C: the terminal's SIGINT must
+// reach the command once and leave the sandbox standing.
+func TestKeepSessionCtrlC(t *testing.T) {
+	testenv.NeedCommand(t, "script", "bsdutils")
+	b := newBox(t)
+	b.keep = true
+	cmd, err := Wrap(b.request("/bin/sh", "-c", "n=0; trap 'n=$((n+1))' INT; echo ready; i=0; while [ $n -eq 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.3; echo ints=$n; exit 4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := make([]string, len(cmd.Argv))
+	for i, a := range cmd.Argv {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	c := exec.Command("script", "-qefc", "exec "+strings.Join(quoted, " "), "/dev/null")
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no ready line: %v", err)
+		}
+		if strings.Contains(line, "ready") {
+			break
+		}
+	}
+	_, _ = stdin.Write([]byte{3}) // Ctrl-C on the terminal
+	rest, _ := io.ReadAll(br)
+	_ = c.Wait()
+	if c.ProcessState.ExitCode() != 4 || !strings.Contains(string(rest), "ints=1") {
+		t.Fatalf("exit %d, output %q", c.ProcessState.ExitCode(), rest)
+	}
+}
