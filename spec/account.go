@@ -10,8 +10,11 @@ import (
 // policy and what it does not. `lnk sandbox permissions` prints it so
 // nobody believes in a wall that is not there.
 type Enforcement struct {
-	OS       string
-	Wall     string
+	OS   string
+	Wall string
+	// Ready is false while the wall is not built on this OS: lnk then
+	// refuses to run commands there rather than run them unconfined.
+	Ready    bool
 	Enforced []string
 	NotDone  []string
 }
@@ -19,11 +22,12 @@ type Enforcement struct {
 // Enforcements lists every OS lnk runs on.
 var Enforcements = []Enforcement{
 	{
-		OS:   "linux",
-		Wall: "bubblewrap namespaces, then seccomp and Landlock set by lnk's init",
+		OS:    "linux",
+		Wall:  "bubblewrap namespaces, then seccomp and Landlock set by lnk's init",
+		Ready: true,
 		Enforced: []string{
 			"reads: hidden paths are empty, lnk's own dirs are absent",
-			"writes: only the writable paths and a private /tmp; protected files cannot be written or created",
+			"writes: only the writable paths and a private /tmp; protected files cannot be written, nor created at the top of a writable folder or in .git (deeper ones are renamed NAME.lnk-blocked when the run ends)",
 			"programs: Landlock lets only the system's and the allowed programs run",
 			"network: the sandbox has its own loopback only; everything goes through lnk's proxy",
 			"no new unix sockets, io_uring, ptrace, bpf, keyrings, mounts or user namespaces (seccomp)",
@@ -135,8 +139,15 @@ func DescribeEnforcement(w io.Writer) {
 	fmt.Fprintln(w, "What each system's wall enforces:")
 	for _, e := range Enforcements {
 		fmt.Fprintf(w, "  %s (%s):\n", e.OS, e.Wall)
+		if !e.Ready {
+			fmt.Fprintln(w, "    NOT AVAILABLE YET: lnk refuses to run sandboxes here")
+		}
+		label := "enforced"
+		if !e.Ready {
+			label = "will enforce"
+		}
 		for _, s := range e.Enforced {
-			fmt.Fprintf(w, "    enforced: %s\n", s)
+			fmt.Fprintf(w, "    %s: %s\n", label, s)
 		}
 		for _, s := range e.NotDone {
 			fmt.Fprintf(w, "    NOT enforced: %s\n", s)
