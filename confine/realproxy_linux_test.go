@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,9 +101,9 @@ func TestThroughRealProxy(t *testing.T) {
 
 // startRealProxy serves package proxy on a unix socket until the test
 // ends, logging into the returned buffer.
-func startRealProxy(t *testing.T, root string, p *spec.Policy) (string, *bytes.Buffer) {
+func startRealProxy(t *testing.T, root string, p *spec.Policy) (string, *lockedBuffer) {
 	t.Helper()
-	logBuf := &bytes.Buffer{}
+	logBuf := &lockedBuffer{}
 	px, err := proxy.New(proxy.Config{SandboxID: "real", Secret: "real-secret", Network: p.Network, Log: proxy.NewLog(logBuf)})
 	if err != nil {
 		t.Fatal(err)
@@ -116,4 +117,23 @@ func startRealProxy(t *testing.T, root string, p *spec.Policy) (string, *bytes.B
 	t.Cleanup(func() { px.Close() })
 
 	return sock, logBuf
+}
+
+// lockedBuffer is a log sink the proxy writes from its goroutines while
+// the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
