@@ -20,18 +20,10 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request, rec *Record
 		p.refuse(w, r, rec, http.StatusProxyAuthRequired, "")
 		return
 	}
-	if err := p.waitResume(r.Context()); err != nil {
-		rec.Rule = err.Error()
-		p.refuse(w, r, rec, http.StatusServiceUnavailable, err.Error())
+	v, ok := p.admitRequest(w, r, rec, host, port)
+	if !ok {
 		return
 	}
-	v := p.decide(r.Context(), host, port)
-	rec.Host, rec.Rule, rec.Error = v.host, v.rule, v.err
-	if !v.allow {
-		p.refuse(w, r, rec, http.StatusForbidden, "")
-		return
-	}
-	rec.Decision = Allow
 	up, ap, err := p.dialChecked(r.Context(), &v)
 	if err != nil {
 		rec.Error = err.Error()

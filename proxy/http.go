@@ -45,18 +45,10 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, r, rec, http.StatusBadRequest, "the proxy forwards http:// URLs; for https:// use CONNECT")
 		return
 	}
-	if err := p.waitResume(r.Context()); err != nil {
-		rec.Rule = err.Error()
-		p.refuse(w, r, rec, http.StatusServiceUnavailable, err.Error())
+	v, ok := p.admitRequest(w, r, rec, host, port)
+	if !ok {
 		return
 	}
-	v := p.decide(r.Context(), host, port)
-	rec.Host, rec.Rule, rec.Error = v.host, v.rule, v.err
-	if !v.allow {
-		p.refuse(w, r, rec, http.StatusForbidden, "")
-		return
-	}
-	rec.Decision = Allow
 	cw := &countingWriter{ResponseWriter: w}
 	body := &countingBody{ReadCloser: r.Body}
 	r.Body = body
@@ -227,4 +219,24 @@ func (c *countingBody) Read(b []byte) (int, error) {
 	n, err := c.ReadCloser.Read(b)
 	c.n += int64(n)
 	return n, err
+}
+
+// admitRequest waits out a pause, then decides host:port for an HTTP request
+// (CONNECT or absolute-form). A refusal is answered and logged here; on
+// allow, rec is marked allowed and the verdict holds the checked
+// addresses to dial.
+func (p *Proxy) admitRequest(w http.ResponseWriter, r *http.Request, rec *Record, host string, port uint16) (verdict, bool) {
+	if err := p.waitResume(r.Context()); err != nil {
+		rec.Rule = err.Error()
+		p.refuse(w, r, rec, http.StatusServiceUnavailable, err.Error())
+		return verdict{}, false
+	}
+	v := p.decide(r.Context(), host, port)
+	rec.Host, rec.Rule, rec.Error = v.host, v.rule, v.err
+	if !v.allow {
+		p.refuse(w, r, rec, http.StatusForbidden, "")
+		return v, false
+	}
+	rec.Decision = Allow
+	return v, true
 }
