@@ -77,7 +77,7 @@ func planProtect(p *spec.Policy) (*protectPlan, error) {
 	macOnly := filepath.Join(p.Home, "Library") // home secrets only macOS reads
 	for _, list := range [][]spec.Path{p.Hidden, p.WriteDenied} {
 		for _, h := range list {
-			if h.Glob || h.Exists || deepestIn(h.Path, writable) < 0 || isPlaceholderTarget(plan, h.Path) {
+			if h.Glob || h.Exists || deepestIn(h.Path, writable) < 0 || coveredByPlaceholder(plan, h.Path) {
 				continue
 			}
 			if h.From == "home secrets" && within(h.Path, macOnly) {
@@ -93,9 +93,14 @@ func planProtect(p *spec.Policy) (*protectPlan, error) {
 	return plan, nil
 }
 
-func isPlaceholderTarget(plan *protectPlan, path string) bool {
+// coveredByPlaceholder reports whether path is a planned placeholder or
+// lies inside a planned placeholder folder. Such a folder is empty and
+// bound read-only, so nothing can be created inside it, and the guard
+// could not create a placeholder in it either (it is mode 0555: for a
+// non-root user that is EACCES).
+func coveredByPlaceholder(plan *protectPlan, path string) bool {
 	for _, c := range plan.create {
-		if c.path == path {
+		if c.path == path || c.dir && within(path, c.path) {
 			return true
 		}
 	}

@@ -169,3 +169,38 @@ func TestMountOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPlaceholderInsidePlaceholder covers a home that is the sandbox's
+// folder with no ~/.config: the folder placeholder for .config already
+// keeps out every hidden path under it, and the guard (running as an
+// ordinary user) could not create one inside its 0555 folder anyway.
+func TestNoPlaceholderInsidePlaceholder(t *testing.T) {
+	home := t.TempDir()
+	p := &spec.Policy{
+		Home:     home,
+		Folder:   home,
+		Writable: []spec.Path{{Path: home, Dir: true, Exists: true}},
+		Hidden: []spec.Path{
+			{Path: home + "/.config/gcloud", From: "home secrets"},
+			{Path: home + "/.aws", From: "home secrets"},
+		},
+	}
+	plan, err := planProtect(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawConfig, sawAWS bool
+	for _, c := range plan.create {
+		switch {
+		case c.path == home+"/.config":
+			sawConfig = c.dir
+		case c.path == home+"/.aws":
+			sawAWS = true
+		case strings.HasPrefix(c.path, home+"/.config/"):
+			t.Errorf("placeholder %s inside the .config placeholder", c.path)
+		}
+	}
+	if !sawConfig || !sawAWS {
+		t.Errorf("want folder placeholders for .config and .aws, got %+v", plan.create)
+	}
+}
