@@ -10,4 +10,7 @@ if ! command -v bwrap >/dev/null; then
 	$sudo apt-get update -qq
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
 fi
+. "$here/build/need-go.sh"
+need_go
+(cd "$here" && CGO_ENABLED=0 go build -o bin/lnk ./app/lnk)
 exec "$here/bin/lnk" sandbox run -- "${SHELL:-/bin/bash}"

@@ -18,7 +18,8 @@ apt_pkgs=(bubblewrap xvfb xauth zenity xdotool x11-utils imagemagick dbus dbus-x
 	git curl iproute2 socat ripgrep openssh-client openssh-server procps)
 
 step "dependencies"
-command -v go >/dev/null || fail "Go is not installed: install Go 1.26 or newer (go.dev/dl) and put it on PATH"
+. build/need-go.sh
+need_go
 missing=()
 for p in "${apt_pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
