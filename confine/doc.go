@@ -31,7 +31,10 @@
 //     until `lnk sandbox open` exists), an empty git template folder
 //     (GIT_TEMPLATE_DIR: git init copies no hooks) and git's ignore file
 //     naming the placeholders; starts the relay on 127.0.0.1:PORT and
-//     [::1]:PORT to /run/lnk/proxy.sock (ours, no socat); checks
+//     [::1]:PORT to /run/lnk/proxy.sock (ours, no socat: it hands each
+//     accepted socket to the proxy with SCM_RIGHTS, so the proxy serves
+//     the client directly, and copies both ways only if the proxy does
+//     not take it); checks
 //     GET http://lnk.sandbox/health through the relay (else exit 125,
 //     the command does not run); opens the daemon session (404 = none);
 //     starts the command with Landlock and seccomp; forwards signals to

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"syscall"
@@ -13,6 +14,16 @@ var errTooManyFiles = syscall.EMFILE
 // socksVersion is the first byte of every SOCKS5 greeting. No HTTP method
 // starts with it, so one byte tells the protocols apart.
 const socksVersion = 0x05
+
+// HandOffByte is the first byte a relay sends, with the client's socket
+// attached (SCM_RIGHTS, Linux), to hand a connection to the proxy instead
+// of copying it. The proxy answers HandOffByte when it has taken the
+// socket; anything else means the relay must copy the connection itself.
+const HandOffByte = 0x00
+
+// errBadHandOff refuses a connection whose first message carried file
+// descriptors that are not one TCP socket behind HandOffByte.
+var errBadHandOff = errors.New("bad hand-off: want one TCP socket behind byte 0x00")
 
 // clientConn is a connection from the sandbox. It is tracked from accept to
 // Close, so that Stop can close it; it replays the byte read to tell SOCKS5
@@ -84,13 +95,30 @@ func (p *Proxy) serveConn(raw net.Conn) {
 		return
 	}
 	raw.SetReadDeadline(time.Now().Add(p.lim.handshake))
-	var b [1]byte
-	if _, err := raw.Read(b[:]); err != nil {
+	first, passed, err := readFirst(raw)
+	if passed != nil {
+		// A relay handed over its client's socket: serve that one, so the
+		// data is copied once, not once more through the relay. The relay's
+		// unix connection (and its peer credentials) is done with.
 		c.Close()
-		return // nothing asked, nothing to log
+		c = &clientConn{Conn: passed, p: p}
+		if rule := p.admit(c); rule != "" {
+			passed.Close()
+			p.log(&Record{Time: start, Decision: Deny, Rule: rule})
+			return
+		}
+		passed.SetReadDeadline(time.Now().Add(p.lim.handshake))
+		first, _, err = readFirst(passed)
 	}
-	c.first, c.replay = b[0], true
-	if b[0] == socksVersion {
+	if err != nil {
+		c.Close()
+		if errors.Is(err, errBadHandOff) {
+			p.log(&Record{Time: start, Decision: Deny, Rule: err.Error()})
+		}
+		return // otherwise nothing asked, nothing to log
+	}
+	c.first, c.replay = first, true
+	if first == socksVersion {
 		c.replay = false
 		p.serveSOCKS(c, start)
 		return

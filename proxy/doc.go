@@ -12,6 +12,16 @@
 // and routes on http://lnk.sandbox/. GET http://lnk.sandbox/health answers
 // "ok" to any client with the credentials.
 //
+// On a unix socket the first byte may also be [HandOffByte] with one TCP
+// socket attached (SCM_RIGHTS): init's relay inside a Linux sandbox hands
+// over each client connection it accepts, the proxy answers HandOffByte and
+// serves that socket itself, so data crosses one proxy hop rather than the
+// relay's copy too. The handed-off client then speaks SOCKS5 or HTTP and
+// needs the credentials like any other; it has no unix peer credentials,
+// so internal routes that need them (the daemon's /session) refuse it.
+// Anything else sent with descriptors is refused, logged, and the
+// descriptors closed.
+//
 // SOCKS5 is this package's own small server (socks.go), not
 // things-go/go-socks5: that library resolves names before it asks its
 // rules (a lookup for every refused name), hands its dialer a string to
