@@ -199,18 +199,24 @@ func startChild(o *initOpts, path string) (int, error) {
 func supervise(o *initOpts, sess *session) int {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, unix.SIGCHLD, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2)
+	// A command that never starts still ends the session with its code,
+	// so the daemon lists 127 or 126 rather than "no code".
+	ended := func(code int) int {
+		sess.send(map[string]any{"event": "exit", "code": code})
+		return code
+	}
 	path, err := exec.LookPath(o.argv[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lnk: %s: command not found in the sandbox\n", o.argv[0])
-		return exitNotFound
+		return ended(exitNotFound)
 	}
 	pid, err := startChild(o, path)
 	switch {
 	case errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EACCES):
 		fmt.Fprintf(os.Stderr, "lnk: %s may not run in this sandbox: add it (or its folder) to [commands] allow in the spec\n", path)
-		return exitNoExec
+		return ended(exitNoExec)
 	case err != nil:
-		return initFail("%v: the command did not run", err)
+		return ended(initFail("%v: the command did not run", err))
 	}
 	sess.send(map[string]any{"event": "start", "pid": pid})
 	code := -1

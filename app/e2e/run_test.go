@@ -129,19 +129,26 @@ func TestRunInHome(t *testing.T) {
 	}
 }
 
-// A command that cannot start (not found inside) leaves no sandbox
-// waiting as "starting".
+// A command that cannot start (not found inside) is listed as exited
+// with 127, not left waiting as "starting" or with no code.
 func TestRunFailureLeavesNothingStarting(t *testing.T) {
 	w := newWorld(t, true)
 	r := w.lnk("run", "--name", "missing", "--", "no-such-program-lnk")
 	if r.code != 127 {
 		t.Errorf("a missing program: exit %d, want 127 (%s)", r.code, r.stderr)
 	}
-	for _, s := range w.list() {
-		if s.Name == "missing" && s.State == "starting" {
-			t.Errorf("the failed sandbox waits as starting: %+v", s)
+	var last apitype.Sandbox
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, s := range w.list() {
+			if s.Name == "missing" {
+				last = s
+			}
+		}
+		if last.State == apitype.StateExited && last.ExitCode != nil && *last.ExitCode == 127 {
+			return
 		}
 	}
+	t.Errorf("the failed sandbox is listed as %q (code %v), want exited with 127", last.State, last.ExitCode)
 }
 
 // Several verbs at once on a fresh machine start one daemon between them,
