@@ -109,12 +109,57 @@ func coveredByPlaceholder(plan *protectPlan, path string) bool {
 
 // walk plans one writable folder: breadth first, bounded.
 func (plan *protectPlan) walk(root string, single map[string]bool, nested map[string][]string) {
+	present := map[string]bool{}
+	read := walkBounded(root, func(path, name string, depth int, isDir bool) bool {
+		if depth == 0 {
+			present[name] = true
+		}
+		return plan.visit(path, name, depth, isDir, single, nested)
+	})
+	if read {
+		plan.missingAtRoot(root, present, single, nested)
+	}
+}
+
+// visit plans one entry the walk found, and reports whether to descend
+// into it (an ordinary folder; never node_modules).
+func (plan *protectPlan) visit(path, name string, depth int, isDir bool, single map[string]bool, nested map[string][]string) bool {
+	adopt := false
+	if nested[name] != nil {
+		_, adopt = isPlaceholder(path)
+	}
+	switch {
+	case single[name] || nested[name] != nil && adopt:
+		plan.existing(path) // adopts a placeholder a killed run left
+	case name == ".git" && isDir && depth == 0 && !exists(filepath.Join(path, "HEAD")) && !exists(filepath.Join(path, "config")):
+		// Not a repository (yet): one a killed run's guard made.
+		plan.newRepo = append(plan.newRepo, path)
+		plan.parent(path, name, nested[name], true)
+	case nested[name] != nil && isDir:
+		plan.parent(path, name, nested[name], false)
+		if name == ".git" {
+			plan.gitExtras(path, 0)
+		}
+	case nested[name] != nil:
+		plan.existing(path) // e.g. a worktree's .git file naming its gitdir
+	default:
+		return isDir && name != "node_modules"
+	}
+	return false
+}
+
+// walkBounded visits the entries of root breadth first, at most
+// protectDepth folders deep and protectEntries entries in all, following
+// no links; visit returns whether to descend into a folder. It reports
+// whether root itself could be read.
+func walkBounded(root string, visit func(path, name string, depth int, isDir bool) bool) bool {
 	type item struct {
 		dir   string
 		depth int
 	}
 	queue := []item{{root, 0}}
 	budget := protectEntries
+	read := false
 	for len(queue) > 0 && budget > 0 {
 		it := queue[0]
 		queue = queue[1:]
@@ -122,39 +167,16 @@ func (plan *protectPlan) walk(root string, single map[string]bool, nested map[st
 		if err != nil {
 			continue
 		}
+		read = read || it.depth == 0
 		budget -= len(ents)
-		present := map[string]os.DirEntry{}
 		for _, e := range ents {
-			present[e.Name()] = e
-		}
-		for _, e := range ents {
-			name, path := e.Name(), filepath.Join(it.dir, e.Name())
-			adopt := false
-			if nested[name] != nil {
-				_, adopt = isPlaceholder(path)
-			}
-			switch {
-			case single[name] || nested[name] != nil && adopt:
-				plan.existing(path) // adopts a placeholder a killed run left
-			case name == ".git" && e.IsDir() && it.depth == 0 && !exists(filepath.Join(path, "HEAD")) && !exists(filepath.Join(path, "config")):
-				// Not a repository (yet): one a killed run's guard made.
-				plan.newRepo = append(plan.newRepo, path)
-				plan.parent(path, name, nested[name], true)
-			case nested[name] != nil && e.IsDir():
-				plan.parent(path, name, nested[name], false)
-				if name == ".git" {
-					plan.gitExtras(path, 0)
-				}
-			case nested[name] != nil:
-				plan.existing(path) // e.g. a worktree's .git file naming its gitdir
-			case e.IsDir() && it.depth < protectDepth && name != "node_modules":
+			path := filepath.Join(it.dir, e.Name())
+			if visit(path, e.Name(), it.depth, e.IsDir()) && e.IsDir() && it.depth < protectDepth {
 				queue = append(queue, item{path, it.depth + 1})
 			}
 		}
-		if it.depth == 0 {
-			plan.missingAtRoot(root, present, single, nested)
-		}
 	}
+	return read
 }
 
 // existing plans an existing protected path: read-only, unless it is a
@@ -186,14 +208,14 @@ func (plan *protectPlan) parent(path, name string, children []string, created bo
 	}
 }
 
-func (plan *protectPlan) missingAtRoot(root string, present map[string]os.DirEntry, single map[string]bool, nested map[string][]string) {
+func (plan *protectPlan) missingAtRoot(root string, present map[string]bool, single map[string]bool, nested map[string][]string) {
 	for name := range single {
-		if _, ok := present[name]; !ok {
+		if !present[name] {
 			plan.create = append(plan.create, placeholder{filepath.Join(root, name), dirNames[name]})
 		}
 	}
 	for name, children := range nested {
-		if _, ok := present[name]; ok {
+		if present[name] {
 			continue // a file of that name: its children cannot exist
 		}
 		path := filepath.Join(root, name)

@@ -185,30 +185,3 @@ func blockNewProtected(roots []string, since time.Time) []string {
 	}
 	return notes
 }
-
-// walkBounded visits the entries of root breadth first, as planProtect's
-// walk does (no links followed); visit returns whether to descend into a
-// folder.
-func walkBounded(root string, visit func(path, name string, depth int, isDir bool) bool) {
-	type item struct {
-		dir   string
-		depth int
-	}
-	queue := []item{{root, 0}}
-	budget := protectEntries
-	for len(queue) > 0 && budget > 0 {
-		it := queue[0]
-		queue = queue[1:]
-		ents, err := os.ReadDir(it.dir)
-		if err != nil {
-			continue
-		}
-		budget -= len(ents)
-		for _, e := range ents {
-			path := filepath.Join(it.dir, e.Name())
-			if visit(path, e.Name(), it.depth, e.IsDir()) && e.IsDir() && it.depth < protectDepth {
-				queue = append(queue, item{path, it.depth + 1})
-			}
-		}
-	}
-}
