@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync"
 )
 
 // LANRule is one entry of [network.lan] allow: an address range and an
@@ -102,36 +103,42 @@ func unmapBits(a netip.Addr) int {
 	return 0
 }
 
-// specialRanges are the addresses the proxy never dials unless
-// [network.lan] names them: they reach this machine, its network, or a
-// cloud's metadata service rather than the internet.
-var specialRanges = []struct {
+// specialRange is a range of addresses that are not the internet.
+type specialRange struct {
 	prefix netip.Prefix
 	why    string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "this network"},
-	{netip.MustParsePrefix("10.0.0.0/8"), "private"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "carrier-grade NAT"},
-	{netip.MustParsePrefix("127.0.0.0/8"), "loopback"},
-	{netip.MustParsePrefix("169.254.0.0/16"), "link-local (cloud metadata lives here)"},
-	{netip.MustParsePrefix("172.16.0.0/12"), "private"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments"},
-	{netip.MustParsePrefix("192.168.0.0/16"), "private"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
-	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
-	{netip.MustParsePrefix("::/128"), "unspecified"},
-	{netip.MustParsePrefix("::1/128"), "loopback"},
-	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64 (may reach any IPv4 address)"},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), "local NAT64"},
-	{netip.MustParsePrefix("100::/64"), "discard"},
-	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
-	{netip.MustParsePrefix("2002::/16"), "6to4 (may reach any IPv4 address)"},
-	{netip.MustParsePrefix("fc00::/7"), "unique local"},
-	{netip.MustParsePrefix("fe80::/10"), "link-local"},
-	{netip.MustParsePrefix("fec0::/10"), "site-local"},
-	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 }
+
+// specialRanges are the addresses the proxy never dials unless
+// [network.lan] names them: they reach this machine, its network, or a
+// cloud's metadata service rather than the internet. Built on first use:
+// every lnk process links this package, few of them dial.
+var specialRanges = sync.OnceValue(func() []specialRange {
+	return []specialRange{
+		{netip.MustParsePrefix("0.0.0.0/8"), "this network"},
+		{netip.MustParsePrefix("10.0.0.0/8"), "private"},
+		{netip.MustParsePrefix("100.64.0.0/10"), "carrier-grade NAT"},
+		{netip.MustParsePrefix("127.0.0.0/8"), "loopback"},
+		{netip.MustParsePrefix("169.254.0.0/16"), "link-local (cloud metadata lives here)"},
+		{netip.MustParsePrefix("172.16.0.0/12"), "private"},
+		{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments"},
+		{netip.MustParsePrefix("192.168.0.0/16"), "private"},
+		{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
+		{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
+		{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
+		{netip.MustParsePrefix("::/128"), "unspecified"},
+		{netip.MustParsePrefix("::1/128"), "loopback"},
+		{netip.MustParsePrefix("64:ff9b::/96"), "NAT64 (may reach any IPv4 address)"},
+		{netip.MustParsePrefix("64:ff9b:1::/48"), "local NAT64"},
+		{netip.MustParsePrefix("100::/64"), "discard"},
+		{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+		{netip.MustParsePrefix("2002::/16"), "6to4 (may reach any IPv4 address)"},
+		{netip.MustParsePrefix("fc00::/7"), "unique local"},
+		{netip.MustParsePrefix("fe80::/10"), "link-local"},
+		{netip.MustParsePrefix("fec0::/10"), "site-local"},
+		{netip.MustParsePrefix("ff00::/8"), "multicast"},
+	}
+})
 
 // SpecialAddr reports whether addr is not a public internet address
 // (loopback, private, CGNAT, link-local, ULA, multicast, reserved, or an
@@ -145,7 +152,7 @@ func SpecialAddr(addr netip.Addr) (bool, string) {
 	if addr == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
 		return true, "broadcast"
 	}
-	for _, r := range specialRanges {
+	for _, r := range specialRanges() {
 		if r.prefix.Contains(addr) {
 			return true, r.why
 		}

@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -92,11 +91,9 @@ func (p Path) Expand() ([]string, error) {
 			}
 			return nil
 		}
+		// WalkDir never follows links, so a link to a folder is not walked.
 		if d.IsDir() && q != base && !canDescend(comps[i:], strings.Split(strings.TrimPrefix(strings.TrimPrefix(q, base), "/"), "/")) {
 			return fs.SkipDir
-		}
-		if d.Type()&os.ModeSymlink != 0 {
-			return nil // never walk through links
 		}
 		return nil
 	})

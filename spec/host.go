@@ -205,7 +205,7 @@ func normalizeName(s string) (string, error) {
 		l = strings.ToLower(l)
 		for _, r := range l {
 			if r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) && !unicode.Is(unicode.Mc, r) {
-				return "", fmt.Errorf("has the character %s, which no host name may hold", quoteRune(r))
+				return "", fmt.Errorf("has the character %s, which no host name may hold", strconv.QuoteRuneToASCII(r))
 			}
 		}
 		a, err := toASCIILabel(l)
@@ -219,7 +219,7 @@ func normalizeName(s string) (string, error) {
 			c := a[j]
 			ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 			if !ok {
-				return "", fmt.Errorf("has the character %s, which no host name may hold", quoteRune(rune(c)))
+				return "", fmt.Errorf("has the character %s, which no host name may hold", strconv.QuoteRuneToASCII(rune(c)))
 			}
 		}
 		if a[0] == '-' || a[len(a)-1] == '-' {
@@ -232,11 +232,6 @@ func normalizeName(s string) (string, error) {
 		return "", errors.New("is longer than 253 characters")
 	}
 	return name, nil
-}
-
-func quoteRune(r rune) string {
-	q := strconv.QuoteRuneToASCII(r)
-	return q
 }
 
 // NormalizeHost turns a host as a client sent it (from a CONNECT line, a

@@ -38,10 +38,9 @@ func keyLine(data []byte, k []string) int {
 	}
 	v := reflect.New(t)
 	_, err := toml.Decode(string(data), v.Interface())
+	// The probe's own error carries the key's line; any other parse error
+	// (a type clash on the way to the key) carries a line near it.
 	var pe toml.ParseError
-	if errors.As(err, &pe) && errors.Is(err, errProbe) {
-		return pe.Position.Line
-	}
 	if errors.As(err, &pe) {
 		return pe.Position.Line
 	}

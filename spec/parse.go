@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"sort"
@@ -39,29 +40,13 @@ func Load(path string) (*Spec, error) {
 	if fi.Size() > MaxSize {
 		return nil, sizeError(path, fi.Size())
 	}
-	data, err := readAtMost(f, MaxSize+1)
+	// The file may grow after Stat: read one byte past the limit, and let
+	// Parse refuse what is too large.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the spec: %v", err)}
 	}
 	return Parse(path, data)
-}
-
-func readAtMost(f *os.File, n int) ([]byte, error) {
-	buf := make([]byte, 0, 4096)
-	for len(buf) < n {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := f.Read(buf[len(buf):min(cap(buf), n)])
-		buf = buf[:len(buf)+m]
-		if err != nil {
-			if err.Error() == "EOF" {
-				return buf, nil
-			}
-			return buf, err
-		}
-	}
-	return buf, nil
 }
 
 func sizeError(file string, size int64) error {

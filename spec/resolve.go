@@ -56,7 +56,7 @@ func Resolve(s *Spec, source string, env Env) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("home folder %s: %v", env.Home, unwrapPathErr(err))
 	}
-	r.home, r.lexHome = home, filepath.Clean(env.Home)
+	r.home = home
 	folder, exists, err := checkGrant(filepath.Clean(env.Folder))
 	switch {
 	case err != nil:
@@ -67,7 +67,7 @@ func Resolve(s *Spec, source string, env Env) (*Policy, error) {
 	if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("folder %s is not a folder: name a folder with --folder", env.Folder)
 	}
-	r.folder, r.lexFolder = folder, filepath.Clean(env.Folder)
+	r.folder = folder
 	p := &Policy{Source: source, Home: home, Folder: folder, Protected: ProtectedNames, DeveloperTools: s.Commands.MacOS.DeveloperTools}
 
 	for _, d := range env.Link.List() {
@@ -84,14 +84,14 @@ func Resolve(s *Spec, source string, env Env) (*Policy, error) {
 		}
 	}
 	p.ReadAllow = r.grants("filesystem.allow_read", fsx.AllowRead, &p.Notes)
-	p.WriteDenied = r.denies("filesystem.deny_write", fsx.DenyWrite, nil)
-	p.Hidden = r.denies("filesystem.deny_read", fsx.DenyRead, nil)
+	p.WriteDenied = r.denies("filesystem.deny_write", fsx.DenyWrite)
+	p.Hidden = r.denies("filesystem.deny_read", fsx.DenyRead)
 	var secrets []string
 	for _, s := range HomeSecrets {
 		secrets = append(secrets, filepath.Join(r.home, s))
 	}
-	p.Hidden = append(p.Hidden, r.denies("home secrets", secrets, p.Writable)...)
-	p.Hidden = append(p.Hidden, r.denies("lnk", p.Link, p.Writable)...)
+	p.Hidden = append(p.Hidden, r.builtinDenies("home secrets", secrets, p.Writable)...)
+	p.Hidden = append(p.Hidden, r.builtinDenies("lnk", p.Link, p.Writable)...)
 	p.Exec = r.programs("commands.allow", s.Commands.Allow, env.Path, &p.Notes)
 	p.Network = compileNetwork(&s.Network)
 	if len(r.errs) > 0 {
@@ -101,11 +101,10 @@ func Resolve(s *Spec, source string, env Env) (*Policy, error) {
 }
 
 type resolver struct {
-	s                 *Spec
-	src               string
-	home, lexHome     string
-	folder, lexFolder string
-	errs              []error
+	s            *Spec
+	src          string
+	home, folder string
+	errs         []error
 }
 
 // errf makes an error for key (such as "filesystem.allow_write[2]"),
@@ -167,30 +166,42 @@ func (r *resolver) grants(key string, list []string, notes *[]string) []Path {
 	return out
 }
 
-// denies resolves paths that close something: both the path as named and
-// where its links lead are closed. Missing paths are kept only when they
-// lie inside a writable path (where the sandbox could create them), or
-// when keepMissing is nil (the spec's own entries).
-func (r *resolver) denies(key string, list []string, keepMissingIn []Path) []Path {
+// denies resolves the spec's own closing paths (key such as
+// "filesystem.deny_read"): both the path as named and where its links lead
+// are closed, and a missing path is kept (a wall keeps it absent).
+func (r *resolver) denies(key string, list []string) []Path {
 	var out []Path
 	for i, raw := range list {
-		k := key
-		if keepMissingIn == nil {
-			k = fmt.Sprintf("%s[%d]", key, i)
-		}
-		a := r.abs(raw)
-		if hasGlob(raw) {
-			out = append(out, Path{Path: a, Glob: true, From: k})
-			continue
-		}
-		p := statPath(a, k)
-		if !p.Exists && keepMissingIn != nil && deepest(a, keepMissingIn) < 0 {
-			continue
-		}
-		out = appendPath(out, p)
-		if real, ok := realIfExists(a); ok && real != a {
-			out = appendPath(out, statPath(real, k))
-		}
+		out = r.deny(out, fmt.Sprintf("%s[%d]", key, i), raw, true)
+	}
+	return out
+}
+
+// builtinDenies resolves paths every sandbox closes (home's secrets, lnk's
+// own dirs), named from. A missing one is kept only inside a writable path,
+// the one place the sandbox could create it.
+func (r *resolver) builtinDenies(from string, list []string, writable []Path) []Path {
+	var out []Path
+	for _, raw := range list {
+		out = r.deny(out, from, raw, deepest(r.abs(raw), writable) >= 0)
+	}
+	return out
+}
+
+// deny appends to out the closing path raw and, if it is a link, where it
+// leads.
+func (r *resolver) deny(out []Path, from, raw string, keepMissing bool) []Path {
+	a := r.abs(raw)
+	if hasGlob(raw) {
+		return append(out, Path{Path: a, Glob: true, From: from})
+	}
+	p := statPath(a, from)
+	if !p.Exists && !keepMissing {
+		return out
+	}
+	out = appendPath(out, p)
+	if real, ok := realIfExists(a); ok && real != a {
+		out = appendPath(out, statPath(real, from))
 	}
 	return out
 }

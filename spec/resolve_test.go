@@ -220,3 +220,27 @@ func TestGlobs(t *testing.T) {
 		t.Error("d.txt is hidden but does not match")
 	}
 }
+
+// TestMissingSecretsOutsideWritable: with nothing writable, a missing home
+// secret cannot be created, so it is not listed, and the ones that exist
+// are named by where they come from.
+func TestMissingSecretsOutsideWritable(t *testing.T) {
+	m := newMachine(t)
+	p, err := resolveText(t, m, `network.mode = "proxy"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ssh bool
+	for _, h := range p.Hidden {
+		if !h.Exists {
+			t.Errorf("missing %s listed as hidden with nothing writable", h.Path)
+		}
+		if h.From != "home secrets" && h.From != "lnk" {
+			t.Errorf("%s comes from %q", h.Path, h.From)
+		}
+		ssh = ssh || h.Path == filepath.Join(m.home, ".ssh")
+	}
+	if !ssh {
+		t.Errorf("~/.ssh exists but is not hidden: %+v", p.Hidden)
+	}
+}
