@@ -3,16 +3,10 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +15,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"lnk.dev/sandbox/build/bench/benchtls"
 )
 
 // world is one fresh home, runtime dir and folder, a built lnk, and the
@@ -123,7 +119,7 @@ func (w *world) startServers() error {
 		}
 	})
 	mux.HandleFunc("/small", func(rw http.ResponseWriter, _ *http.Request) { io.WriteString(rw, "ok\n") })
-	cert, err := selfSigned()
+	cert, err := benchtls.SelfSigned()
 	if err != nil {
 		return err
 	}
@@ -146,25 +142,6 @@ func (w *world) startServers() error {
 		go s.Serve(ln)
 	}
 	return nil
-}
-
-func selfSigned() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // lnkCmd is `lnk sandbox run --spec bench.toml -- argv…` in the folder.

@@ -9,16 +9,10 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"flag"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -30,6 +24,7 @@ import (
 	"strconv"
 	"time"
 
+	"lnk.dev/sandbox/build/bench/benchtls"
 	"lnk.dev/sandbox/proxy"
 	"lnk.dev/sandbox/spec"
 )
@@ -96,7 +91,7 @@ func newBench(dir string, size int64) (*bench, error) {
 	if b.httpPort, err = b.serve(mux, nil); err != nil {
 		return nil, err
 	}
-	cert, err := selfSigned()
+	cert, err := benchtls.SelfSigned("*.lnk.test")
 	if err != nil {
 		return nil, err
 	}
@@ -384,25 +379,4 @@ func idleHeap(dir string) error {
 		p.Close()
 	}
 	return nil
-}
-
-// selfSigned makes a certificate for 127.0.0.1 and *.lnk.test.
-func selfSigned() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "lnk bench"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		DNSNames:     []string{"*.lnk.test"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
