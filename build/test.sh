@@ -15,7 +15,7 @@ fail() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the tests use: the wall, GUI tests, real clients.
 apt_pkgs=(bubblewrap xvfb xauth zenity xdotool x11-utils imagemagick dbus dbus-x11
-	git curl iproute2 socat ripgrep openssh-client openssh-server procps)
+	git curl iproute2 socat ripgrep openssh-client openssh-server procps chromium)
 
 step "dependencies"
 . build/need-go.sh
