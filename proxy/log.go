@@ -17,12 +17,14 @@ const (
 	ProtoConnect = "connect"
 	ProtoSOCKS5  = "socks5"
 	ProtoRoute   = "route"
+	ProtoAsk     = "ask" // a question to the person (the Asker), and its answer
 )
 
 // Decisions of a [Record].
 const (
 	Allow = "allow"
 	Deny  = "deny"
+	Ask   = "ask" // a question was asked; its answer is a later line
 )
 
 // Record is one line of the log: one connection (CONNECT, SOCKS5) or one

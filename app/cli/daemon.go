@@ -5,16 +5,26 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
+// DaemonOptions are the daemon verb's flags.
+type DaemonOptions struct {
+	// Socket is the control socket; "" is the default.
+	Socket string
+	// AskTimeout is how long a question waits for the person; 0 is the
+	// default (two minutes). Tests shorten it.
+	AskTimeout time.Duration
+}
+
 // RunDaemon is the daemon's body. app/lnk's main sets it: the CLI must not
-// link the daemon (nor, through it, the proxy). socket "" is the default.
-var RunDaemon func(ctx context.Context, socket string) error
+// link the daemon (nor, through it, the proxy).
+var RunDaemon func(ctx context.Context, opts DaemonOptions) error
 
 func newDaemonCmd() *cobra.Command {
-	var socket string
+	var opts DaemonOptions
 	c := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the per-user daemon that owns the sandboxes (started on demand)",
@@ -30,13 +40,15 @@ network and its command is ended.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := RunDaemon(ctx, socket); err != nil {
+			if err := RunDaemon(ctx, opts); err != nil {
 				return failf(ExitFailure, "%v", err)
 			}
 			return nil
 		},
 	}
-	c.Flags().StringVar(&socket, "socket", "", "serve on the control socket `PATH` (default: in lnk's runtime folder)")
+	c.Flags().StringVar(&opts.Socket, "socket", "", "serve on the control socket `PATH` (default: in lnk's runtime folder)")
 	c.Flags().MarkHidden("socket")
+	c.Flags().DurationVar(&opts.AskTimeout, "ask-timeout", 0, "deny a question after `DURATION` without an answer (default 2m; for tests)")
+	c.Flags().MarkHidden("ask-timeout")
 	return c
 }

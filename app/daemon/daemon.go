@@ -14,6 +14,8 @@ import (
 	"lnk.dev/sandbox/app/apitype"
 	"lnk.dev/sandbox/app/localapi"
 	"lnk.dev/sandbox/app/safesocket"
+	"lnk.dev/sandbox/bridges"
+	"lnk.dev/sandbox/dialogs"
 	"lnk.dev/sandbox/proxy"
 )
 
@@ -41,6 +43,12 @@ type Config struct {
 	StopGrace time.Duration
 	// Keep is how long a finished sandbox stays in the list (default 1 hour).
 	Keep time.Duration
+	// AskTimeout is how long a question waits for the person (default
+	// two minutes).
+	AskTimeout time.Duration
+	// Dialog shows questions on the screen; nil is zenity's native
+	// dialogs (used when a display is there).
+	Dialog dialogs.Dialog
 }
 
 // Daemon is a running daemon. It implements localapi.Backend.
@@ -49,6 +57,8 @@ type Daemon struct {
 	started time.Time
 	log     *proxy.Log
 	ln      *safesocket.Listener
+	asker   *dialogs.Asker
+	bridges []bridges.Bridge
 
 	mu        sync.Mutex // guards sandboxes
 	sandboxes map[string]*sandbox
@@ -122,6 +132,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("daemon: %w", err)
 	}
 	d := &Daemon{cfg: cfg, started: time.Now(), log: plog, ln: ln, sandboxes: map[string]*sandbox{}}
+	if d.asker, err = d.newAsker(); err != nil {
+		ln.Close()
+		return fmt.Errorf("daemon: %w", err)
+	}
+	d.bridges = d.bridgeList()
 	ln.OnRefuse = func(err error) { cfg.Logf("control socket: refused a peer: %v", err) }
 	srv := &http.Server{
 		Handler:           localapi.NewHandler(d),

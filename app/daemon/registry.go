@@ -148,6 +148,7 @@ func (d *Daemon) startProxy(sb *sandbox, pol *spec.Policy) error {
 	}
 	p.Handle("session", "", d.sessionHandler(sb))
 	sb.proxy, sb.ln = p, ln
+	d.registerBridges(sb, pol)
 	go p.Serve(ln)
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 func main() {
 	// Only this package links the daemon; the CLI reaches it through this
 	// hook so that app/cli never links the proxy.
-	cli.RunDaemon = func(ctx context.Context, socket string) error {
-		return daemon.Run(ctx, daemon.Config{Socket: socket, Version: cli.Version})
+	cli.RunDaemon = func(ctx context.Context, o cli.DaemonOptions) error {
+		return daemon.Run(ctx, daemon.Config{Socket: o.Socket, Version: cli.Version, AskTimeout: o.AskTimeout})
 	}
 	os.Exit(cli.Main(os.Args))
 }

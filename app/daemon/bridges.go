@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"lnk.dev/sandbox/assets"
+	"lnk.dev/sandbox/bridges"
+	"lnk.dev/sandbox/bridges/asks"
+	"lnk.dev/sandbox/dialogs"
+	"lnk.dev/sandbox/proxy"
+	"lnk.dev/sandbox/spec"
+)
+
+// newAsker sets up the daemon's one Asker: native dialogs when a screen
+// is there, the remembered answers in the state folder, and every
+// question and answer in the log.
+func (d *Daemon) newAsker() (*dialogs.Asker, error) {
+	icon := filepath.Join(d.cfg.Paths.Runtime, "lnk-icon.png")
+	if err := os.WriteFile(icon, assets.AppIcon(), 0o600); err != nil {
+		icon = ""
+	}
+	dlg := d.cfg.Dialog
+	if dlg == nil {
+		dlg = &dialogs.Zenity{IconFile: icon}
+	}
+	return dialogs.New(dialogs.Config{
+		Dialog:       dlg,
+		Timeout:      d.cfg.AskTimeout,
+		RememberFile: filepath.Join(d.cfg.Paths.State, "remembered.json"),
+		Record:       d.recordAsk,
+	})
+}
+
+// recordAsk writes a question or its answer to the log.
+func (d *Daemon) recordAsk(e dialogs.Event) {
+	q := e.Question
+	r := proxy.Record{
+		Time: q.Asked, Sandbox: q.Sandbox.ID, Proto: proxy.ProtoAsk,
+		Host:     dialogs.Elide(q.Subject, 200),
+		Decision: proxy.Ask,
+		Rule:     q.Bridge + ": " + dialogs.Elide(q.Action, 120) + " (question " + q.ID + ")",
+	}
+	if a := e.Answer; a != nil {
+		r.Time = q.Asked.Add(e.Duration)
+		r.Decision = proxy.Deny
+		if a.Allowed() {
+			r.Decision = proxy.Allow
+		}
+		r.Rule = q.Bridge + ": " + string(a.Choice) + " via " + a.Via + " (question " + q.ID + ")"
+		r.Error = a.Reason
+		r.Duration = e.Duration.Milliseconds()
+	}
+	d.log.Write(r)
+}
+
+// bridgeList is every bridge the daemon serves, wired here explicitly.
+func (d *Daemon) bridgeList() []bridges.Bridge {
+	return []bridges.Bridge{
+		&asks.Bridge{Asker: d.asker},
+	}
+}
+
+// registerBridges adds every bridge's routes to sb's proxy.
+func (d *Daemon) registerBridges(sb *sandbox, pol *spec.Policy) {
+	who := dialogs.Sandbox{
+		ID: sb.info.ID, Name: sb.info.Name, Command: sb.info.Argv, Folder: pol.Folder,
+		Scope: pol.Source + "\x00" + pol.Folder,
+	}
+	bs := &bridges.Sandbox{
+		Who: who, Policy: pol, Proxy: sb.proxy, Done: sb.done,
+		Log: func(r proxy.Record) {
+			r.Sandbox = sb.info.ID
+			d.log.Write(r)
+		},
+	}
+	for _, b := range d.bridges {
+		b.Register(bs)
+	}
+}
+
+// scopeString shows a remembered answer's scope as the person reads it.
+func scopeString(scope string) string {
+	spec, folder, _ := strings.Cut(scope, "\x00")
+	return "spec " + spec + " in " + folder
+}
