@@ -166,3 +166,13 @@ func TestForeignRuntimeFolder(t *testing.T) {
 		t.Errorf("EnsureDaemon in a 0755 folder: %v", err)
 	}
 }
+
+func (f *fake) Questions(context.Context) []apitype.Question { return nil }
+func (f *fake) WatchQuestions(context.Context, string, func(*apitype.QuestionEvent) error) error {
+	return nil
+}
+func (f *fake) Answer(context.Context, *apitype.AnswerRequest) error { return nil }
+func (f *fake) Remembered(context.Context) []apitype.Remembered      { return nil }
+func (f *fake) Forget(context.Context, *apitype.ForgetRequest) (int, error) {
+	return 0, nil
+}

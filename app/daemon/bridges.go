@@ -3,7 +3,6 @@ package daemon
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"lnk.dev/sandbox/assets"
 	"lnk.dev/sandbox/bridges"
@@ -66,7 +65,7 @@ func (d *Daemon) bridgeList() []bridges.Bridge {
 func (d *Daemon) registerBridges(sb *sandbox, pol *spec.Policy) {
 	who := dialogs.Sandbox{
 		ID: sb.info.ID, Name: sb.info.Name, Command: sb.info.Argv, Folder: pol.Folder,
-		Scope: pol.Source + "\x00" + pol.Folder,
+		Scope: scopeOf(pol.Source, pol.Folder),
 	}
 	bs := &bridges.Sandbox{
 		Who: who, Policy: pol, Proxy: sb.proxy, Done: sb.done,
@@ -78,10 +77,4 @@ func (d *Daemon) registerBridges(sb *sandbox, pol *spec.Policy) {
 	for _, b := range d.bridges {
 		b.Register(bs)
 	}
-}
-
-// scopeString shows a remembered answer's scope as the person reads it.
-func scopeString(scope string) string {
-	spec, folder, _ := strings.Cut(scope, "\x00")
-	return "spec " + spec + " in " + folder
 }

@@ -26,6 +26,17 @@ type Backend interface {
 	// Log calls fn for each log record of sandbox ("" = all), oldest
 	// first; with follow it then waits for new ones until ctx ends.
 	Log(ctx context.Context, sandbox string, follow bool, fn func(*apitype.LogRecord) error) error
+	// Questions lists the questions waiting for the person.
+	Questions(ctx context.Context) []apitype.Question
+	// WatchQuestions calls fn for every waiting question and then every
+	// change, until ctx ends. terminalFor names a sandbox whose terminal
+	// this is: then only its questions come, with their codes.
+	WatchQuestions(ctx context.Context, terminalFor string, fn func(*apitype.QuestionEvent) error) error
+	// Answer answers a waiting question.
+	Answer(ctx context.Context, r *apitype.AnswerRequest) error
+	// Remembered lists the "always" answers; Forget drops some.
+	Remembered(ctx context.Context) []apitype.Remembered
+	Forget(ctx context.Context, r *apitype.ForgetRequest) (int, error)
 }
 
 // Route is one entry of the route table.
@@ -37,9 +48,14 @@ type Route struct {
 
 // Routes is the route table, sorted by path (a test checks it).
 var Routes = []Route{
+	{http.MethodPost, apitype.PathAnswer, (*Handler).answer},
+	{http.MethodPost, apitype.PathForget, (*Handler).forget},
 	{http.MethodGet, apitype.PathList, (*Handler).list},
 	{http.MethodGet, apitype.PathLog, (*Handler).log},
 	{http.MethodPost, apitype.PathPause, (*Handler).pause},
+	{http.MethodGet, apitype.PathQuestions, (*Handler).questions},
+	{http.MethodGet, apitype.PathQuestionsWatch, (*Handler).watchQuestions},
+	{http.MethodGet, apitype.PathRemembered, (*Handler).remembered},
 	{http.MethodPost, apitype.PathResume, (*Handler).resume},
 	{http.MethodGet, apitype.PathStatus, (*Handler).status},
 	{http.MethodPost, apitype.PathStop, (*Handler).stop},

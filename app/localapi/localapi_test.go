@@ -167,3 +167,18 @@ func FuzzServe(f *testing.F) {
 		}
 	})
 }
+
+func (f *fake) Questions(context.Context) []apitype.Question { return nil }
+func (f *fake) WatchQuestions(context.Context, string, func(*apitype.QuestionEvent) error) error {
+	return nil
+}
+func (f *fake) Answer(_ context.Context, r *apitype.AnswerRequest) error {
+	if r.ID != "q1" {
+		return apitype.Errorf(apitype.CodeNotFound, "no such question")
+	}
+	return nil
+}
+func (f *fake) Remembered(context.Context) []apitype.Remembered { return nil }
+func (f *fake) Forget(context.Context, *apitype.ForgetRequest) (int, error) {
+	return 0, nil
+}
