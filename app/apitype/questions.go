@@ -40,6 +40,9 @@ type Question struct {
 // appeared, one that is gone (answered, timed out, withdrawn), or an
 // error that ends the stream.
 type QuestionEvent struct {
+	// Ready is the first event: the watcher is attached, and every
+	// question from now on reaches it.
+	Ready    bool      `json:"ready,omitempty"`
 	Question *Question `json:"question,omitempty"`
 	Gone     string    `json:"gone,omitempty"`
 	Error    string    `json:"error,omitempty"`

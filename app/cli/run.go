@@ -47,6 +47,11 @@ ended it); lnk's own failures exit 125 (see 'lnk sandbox --help').`,
 // runWrapped runs the confining command, passing signals on, and mirrors
 // its exit code.
 func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
+	if onTerminal(c) {
+		if ok, err := runOnTerminal(w); ok {
+			return err
+		}
+	}
 	if inProcessGuard(w) && c.InOrStdin() == os.Stdin && c.OutOrStdout() == os.Stdout {
 		return runGuard(w)
 	}

@@ -55,6 +55,9 @@ func (d *Daemon) WatchQuestions(ctx context.Context, terminalFor string, fn func
 		s = d.asker.Watch()
 	}
 	defer s.Close()
+	if err := fn(&apitype.QuestionEvent{Ready: true}); err != nil {
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
