@@ -45,6 +45,12 @@ type WrapRequest struct {
 	Env []string `json:"env"`
 	// Dir is the working directory inside; "" is the policy's folder.
 	Dir string `json:"dir,omitempty"`
+	// KeepSession keeps the caller's terminal session (no new session
+	// inside the wall), so a shell has job control and Ctrl-C reaches the
+	// command from the terminal. Only `enter` (an SSH session, whose
+	// terminal nothing else reads) sets it; the seccomp filter's TIOCSTI
+	// ban is what keeps a kept terminal safe.
+	KeepSession bool `json:"keep_session,omitempty"`
 }
 
 // WrapResponse is the confining command: run Argv with exactly Env (not

@@ -301,6 +301,24 @@ func TestWrapRegistersAndHidesOwnDirs(t *testing.T) {
 	}
 }
 
+// TestKeepSessionTravels: only a request that asks for the kept terminal
+// session (enter) gets it; a run keeps its new session.
+func TestKeepSessionTravels(t *testing.T) {
+	td := startDaemon(t, Config{})
+	for _, keep := range []bool{false, true} {
+		resp, err := td.c.Wrap(context.Background(), &apitype.WrapRequest{Policy: td.policy(), Argv: []string{"sh"}, KeepSession: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		td.mu.Lock()
+		req := td.reqs[resp.ID]
+		td.mu.Unlock()
+		if req.KeepSession != keep {
+			t.Errorf("asked KeepSession %v, the wall got %v", keep, req.KeepSession)
+		}
+	}
+}
+
 func TestSession(t *testing.T) {
 	td := startDaemon(t, Config{StopGrace: 2 * time.Second})
 	resp, req := td.wrap("sleep", "100")

@@ -66,6 +66,7 @@ func (d *Daemon) Wrap(ctx context.Context, req *apitype.WrapRequest) (*apitype.W
 		Policy: &pol, Argv: req.Argv, Env: req.Env, Dir: req.Dir,
 		SandboxID: id, Secret: sb.secret, LnkPath: d.cfg.LnkPath,
 		ProxySocket: filepath.Join(sb.dir, "proxy.sock"), ProxyPort: proxyPort(),
+		KeepSession: req.KeepSession,
 	})
 	if err != nil {
 		d.finish(sb)
