@@ -139,6 +139,21 @@
 // file the person changes on the host during the run is renamed too.
 // Existing protected names deeper than the walk are not found.
 //
+// # The kept session (Request.KeepSession, `lnk sandbox enter`)
+//
+// A run gets bwrap's --new-session: the terminal it runs on is the
+// person's, and a command in the terminal's session could push input
+// into it. An SSH session's sandbox (`enter`) keeps the terminal's
+// session instead, so its shell has job control and the terminal's
+// Ctrl-C reaches the command: the terminal is the SSH session's own,
+// which nothing outside reads after it. What keeps that safe is the
+// seccomp filter below, which refuses TIOCSTI and TIOCLINUX whatever the
+// session: nothing inside can type into the terminal. With the kept
+// session the guard and init do not pass on SIGINT and SIGQUIT (the
+// terminal sends them to the foreground process group itself), and init
+// leaves the command in the terminal's process group, from which a shell
+// inside takes the terminal for its jobs.
+//
 // # Seccomp (init's child, hand-written BPF, amd64 and arm64)
 //
 // EPERM: socket and socketpair with AF_UNIX (the domain's low 32 bits),
