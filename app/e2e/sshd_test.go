@@ -95,17 +95,14 @@ func startSSHD(t *testing.T, w *world, specFile string) *sshBox {
 }
 
 // authorize writes authorized_keys: the client key, restricted, forced
-// into enter for folder. HOME and XDG_RUNTIME_DIR are the world's, so the
-// session's daemon and its folders are the test's own (sshd sets HOME from
-// the password database).
+// into enter for folder, as the README shows it.
 func (b *sshBox) authorize(folder string, extra ...string) {
 	b.t.Helper()
 	pub, err := os.ReadFile(b.key + ".pub")
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	cmd := fmt.Sprintf("env HOME=%s XDG_RUNTIME_DIR=%s %s sandbox enter --spec %s --folder %s",
-		shq(b.w.home), shq(b.w.runtime), shq(b.lnk), shq(b.spec), shq(folder))
+	cmd := fmt.Sprintf("%s sandbox enter --spec %s --folder %s", shq(b.lnk), shq(b.spec), shq(folder))
 	for _, e := range extra {
 		cmd += " " + shq(e)
 	}
@@ -125,7 +122,12 @@ func (b *sshBox) start(sshd string) {
 	// StrictModes off: the keys live under /tmp, which is open to all,
 	// and this sshd serves only this test. Forwarding is left at its
 	// default (allowed), so the test shows that `restrict` refuses it.
+	// SetEnv gives sessions the world's HOME and runtime folder (sshd
+	// would set the account's HOME): the session's daemon and folders are
+	// the test's own, and the account's shell reads no rc file of the
+	// machine's (sshd runs the forced command through it).
 	config := fmt.Sprintf(`ListenAddress 127.0.0.1
+SetEnv HOME=%[3]s XDG_RUNTIME_DIR=%[4]s
 HostKey %[1]s/host_key
 AuthorizedKeysFile %[1]s/authorized_keys
 PidFile none
@@ -140,7 +142,7 @@ PrintLastLog no
 LogLevel VERBOSE
 Subsystem sftp internal-sftp
 Subsystem sftp-ext %[2]s
-`, b.dir, sftpServerPath(t))
+`, b.dir, sftpServerPath(t), b.w.home, b.w.runtime)
 	cfg := filepath.Join(b.dir, "sshd_config")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
