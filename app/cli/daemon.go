@@ -17,6 +17,9 @@ type DaemonOptions struct {
 	// AskTimeout is how long a question waits for the person; 0 is the
 	// default (two minutes). Tests shorten it.
 	AskTimeout time.Duration
+	// Tray shows the tray icon and sends notifications (lnk sandbox
+	// tray).
+	Tray bool
 }
 
 // RunDaemon is the daemon's body. app/lnk's main sets it: the CLI must not
@@ -24,7 +27,11 @@ type DaemonOptions struct {
 var RunDaemon func(ctx context.Context, opts DaemonOptions) error
 
 func newDaemonCmd() *cobra.Command {
-	var opts DaemonOptions
+	return daemonCmd(&DaemonOptions{})
+}
+
+// daemonCmd is the daemon verb; the tray verb is the same with opts.Tray.
+func daemonCmd(opts *DaemonOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the per-user daemon that owns the sandboxes (started on demand)",
@@ -40,7 +47,7 @@ network and its command is ended.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := RunDaemon(ctx, opts); err != nil {
+			if err := RunDaemon(ctx, *opts); err != nil {
 				return failf(ExitFailure, "%v", err)
 			}
 			return nil

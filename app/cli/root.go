@@ -104,6 +104,7 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 		newStatusCmd(),
 		newDoctorCmd(),
 		newDaemonCmd(),
+		newTrayCmd(),
 		newConnectCmd(),
 		newInitCmd(),
 	)

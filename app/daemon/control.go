@@ -59,6 +59,7 @@ func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 	d.mu.Unlock()
 	if sess == nil {
 		d.finish(sb)
+		d.changed(sb)
 		return
 	}
 	d.cfg.Logf("sandbox %s: stopping", sb.info.ID)
@@ -74,6 +75,7 @@ func (d *Daemon) stopOne(ctx context.Context, sb *sandbox) {
 	sb.info.State = apitype.StateStopped
 	d.mu.Unlock()
 	d.finish(sb)
+	d.changed(sb)
 }
 
 // waitGone polls (bounded by timeout) until p has exited. p is not our
@@ -135,5 +137,6 @@ func (d *Daemon) setPaused(id string, pause bool) error {
 		sb.info.State = to
 	}
 	d.mu.Unlock()
+	d.changed(sb)
 	return nil
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// Dialog shows questions on the screen; nil is zenity's native
 	// dialogs (used when a display is there).
 	Dialog dialogs.Dialog
+	// Ready, if set, is called once the daemon is set up and before it
+	// serves, with the daemon, for in-process views (the tray).
+	Ready func(*Daemon)
 }
 
 // Daemon is a running daemon. It implements localapi.Backend.
@@ -62,6 +65,8 @@ type Daemon struct {
 
 	mu        sync.Mutex // guards sandboxes
 	sandboxes map[string]*sandbox
+
+	watch watchers // in-process views: see Subscribe
 }
 
 func (c *Config) fill() error {
@@ -137,6 +142,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("daemon: %w", err)
 	}
 	d.bridges = d.bridgeList()
+	if cfg.Ready != nil {
+		cfg.Ready(d)
+	}
 	ln.OnRefuse = func(err error) { cfg.Logf("control socket: refused a peer: %v", err) }
 	srv := &http.Server{
 		Handler:           localapi.NewHandler(d),

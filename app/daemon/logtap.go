@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 
+	"lnk.dev/sandbox/app/apitype"
 	"lnk.dev/sandbox/proxy"
 )
 
@@ -21,10 +22,12 @@ func (t *logTap) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	if r.Decision == proxy.Deny && r.Host != "" && r.Host != proxy.OwnHost {
+		host := net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))
 		t.d.mu.Lock()
-		t.sb.info.LastBlocked = net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))
+		t.sb.info.LastBlocked = host
 		t.sb.info.LastBlockedAt = r.Time
 		t.d.mu.Unlock()
+		t.d.publish(t.sb, apitype.EventBlocked, host, false)
 	}
 	t.d.log.Write(r)
 	return len(b), nil

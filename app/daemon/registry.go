@@ -75,6 +75,7 @@ func (d *Daemon) Wrap(ctx context.Context, req *apitype.WrapRequest) (*apitype.W
 	d.mu.Lock()
 	d.sandboxes[id] = sb
 	d.mu.Unlock()
+	d.changed(sb)
 	d.cfg.Logf("sandbox %s: wrapped %q (spec %s, folder %s)", id, req.Argv, pol.Source, pol.Folder)
 	return &apitype.WrapResponse{ID: id, Argv: cmd.Argv, Env: cmd.Env, Dir: cmd.Dir}, nil
 }
@@ -194,7 +195,7 @@ func (d *Daemon) get(id string) (*sandbox, error) {
 // reapOnce expires sandboxes wrapped before the expiry that never started,
 // and forgets those finished longer than Keep ago.
 func (d *Daemon) reapOnce(now time.Time) {
-	var expired []*sandbox
+	var expired, forgotten []*sandbox
 	d.mu.Lock()
 	for id, sb := range d.sandboxes {
 		switch {
@@ -203,12 +204,17 @@ func (d *Daemon) reapOnce(now time.Time) {
 			expired = append(expired, sb)
 		case !sb.finished.IsZero() && now.Sub(sb.finished) > d.cfg.Keep:
 			delete(d.sandboxes, id)
+			forgotten = append(forgotten, sb)
 		}
 	}
 	d.mu.Unlock()
 	for _, sb := range expired {
 		d.cfg.Logf("sandbox %s: expired (wrapped, never started)", sb.info.ID)
 		d.finish(sb)
+		d.changed(sb)
+	}
+	for _, sb := range forgotten {
+		d.publish(sb, apitype.EventChanged, "", true)
 	}
 }
 

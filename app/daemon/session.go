@@ -149,6 +149,7 @@ func (d *Daemon) readEvents(sb *sandbox, r *bufio.Reader) *int {
 				sb.info.Started = time.Now()
 			}
 			d.mu.Unlock()
+			d.changed(sb)
 		case "exit":
 			if ev.Code != nil {
 				c := *ev.Code
@@ -179,6 +180,7 @@ func (d *Daemon) sessionEnded(sb *sandbox, code *int) {
 	d.mu.Unlock()
 	d.cfg.Logf("sandbox %s: session ended: %s", sb.info.ID, state)
 	d.finish(sb)
+	d.changed(sb)
 }
 
 // sessionOf returns the open session of sb, or an error saying why there

@@ -12,10 +12,14 @@ import (
 )
 
 func main() {
-	// Only this package links the daemon; the CLI reaches it through this
-	// hook so that app/cli never links the proxy.
+	// Only this package links the daemon and the tray; the CLI reaches
+	// them through this hook so that app/cli never links the proxy.
 	cli.RunDaemon = func(ctx context.Context, o cli.DaemonOptions) error {
-		return daemon.Run(ctx, daemon.Config{Socket: o.Socket, Version: cli.Version, AskTimeout: o.AskTimeout})
+		cfg := daemon.Config{Socket: o.Socket, Version: cli.Version, AskTimeout: o.AskTimeout}
+		if o.Tray {
+			return runTray(ctx, cfg)
+		}
+		return daemon.Run(ctx, cfg)
 	}
 	os.Exit(cli.Main(os.Args))
 }
