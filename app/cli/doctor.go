@@ -37,6 +37,7 @@ run here, 0 otherwise.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			checks := append(platformChecks(), wallCheck())
 			checks = append(checks, desktopChecks()...)
+			checks = append(checks, trayChecks()...)
 			checks = append(checks, daemonCheck())
 			if failed := printChecks(c.OutOrStdout(), checks); failed > 0 {
 				return failf(ExitFailure, "%d required check(s) failed: fix the lines marked FAIL above", failed)

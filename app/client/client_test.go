@@ -24,7 +24,7 @@ import (
 // `… sandbox daemon --socket PATH` serves a fake backend until SIGTERM;
 // with LNK_TEST_DAEMON=fail it exits at once.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 5 && os.Args[1] == "sandbox" && os.Args[2] == "daemon" {
+	if len(os.Args) == 5 && os.Args[1] == "sandbox" && (os.Args[2] == "daemon" || os.Args[2] == "tray") {
 		if os.Getenv("LNK_TEST_DAEMON") == "fail" {
 			println("fake daemon: refusing to start")
 			os.Exit(125)

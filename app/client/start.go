@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -31,7 +32,8 @@ type Started struct {
 }
 
 // EnsureDaemon makes sure a daemon answers, starting exe ("" = this
-// program) as `exe sandbox daemon` if none does.
+// program) as `exe sandbox tray` when a desktop session is there (see
+// DaemonVerb), else as `exe sandbox daemon`, if none does.
 func (c *Client) EnsureDaemon(ctx context.Context, exe string) (Started, error) {
 	if _, err := c.Status(ctx); err == nil || !errors.Is(err, ErrNoDaemon) {
 		return Started{}, err
@@ -127,7 +129,7 @@ func spawn(exe, logFile, socket string) (<-chan struct{}, error) {
 		return nil, err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(exe, "sandbox", "daemon", "--socket", socket)
+	cmd := exec.Command(exe, "sandbox", DaemonVerb(os.Getenv, runtime.GOOS), "--socket", socket)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, out, out
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
