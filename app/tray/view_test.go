@@ -34,7 +34,7 @@ func TestMakeView(t *testing.T) {
 	}{
 		{"idle", nil, nil, assets.TrayIdle, "lnk sandbox: no sandbox running", 0},
 		{"finished are left out", []apitype.Sandbox{exited, sb("s", apitype.StateStopped, 0)}, nil, assets.TrayIdle, "lnk sandbox: no sandbox running", 0},
-		{"running", []apitype.Sandbox{sb("a", apitype.StateRunning, 3 * time.Minute), sb("b", apitype.StateRunning, time.Second)}, nil,
+		{"running", []apitype.Sandbox{sb("a", apitype.StateRunning, 3*time.Minute), sb("b", apitype.StateRunning, time.Second)}, nil,
 			assets.TrayRunning, "lnk sandbox: 2 running", 2},
 		{"starting", []apitype.Sandbox{sb("a", apitype.StateStarting, 0)}, nil, assets.TrayRunning, "lnk sandbox: 1 starting", 1},
 		{"paused", []apitype.Sandbox{sb("a", apitype.StateRunning, 0), sb("b", apitype.StatePaused, 0)}, nil,
