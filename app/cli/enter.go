@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lnk.dev/sandbox/app/apitype"
+	"lnk.dev/sandbox/app/client"
 	"lnk.dev/sandbox/spec"
 )
 
@@ -139,17 +140,20 @@ func enter(c *cobra.Command, stderr io.Writer, p *spec.Policy, argv []string) er
 	}
 	req := &apitype.WrapRequest{Name: name, Policy: p, Argv: argv, Env: env, KeepSession: true}
 	ctx := c.Context()
-	// The daemon may not run (no desktop, nobody logged in): start it,
-	// headless, on demand.
-	dc, err := daemonClient(ctx, stderr)
-	if err != nil {
-		return err
+	// As wrap does: ask at once; the daemon may not run (no desktop,
+	// nobody logged in), and then it starts here, headless.
+	resp, err := (&client.Client{}).Wrap(ctx, req)
+	if errors.Is(err, client.ErrNoDaemon) || err != nil && os.Getenv("LNK_SANDBOX") != "" {
+		dc, cerr := daemonClient(ctx, stderr)
+		if cerr != nil {
+			return cerr
+		}
+		resp, err = dc.Wrap(ctx, req)
 	}
-	resp, err := dc.Wrap(ctx, req)
 	if err != nil {
 		return daemonErr(err)
 	}
-	sock, _ := dc.SocketPath()
+	sock, _ := (&client.Client{}).SocketPath()
 	err = runSession(c, resp)
 	var ee *exitError
 	if errors.As(err, &ee) && ee.code >= ExitFailure && ee.code <= 127 {

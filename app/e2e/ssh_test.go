@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"lnk.dev/sandbox/build/testenv"
 )
 
 const fakeKey = "FAKE-PRIVATE-KEY-do-not-leak"
@@ -44,6 +46,7 @@ func TestSSHSessions(t *testing.T) {
 	}
 	t.Run("command", func(t *testing.T) { sshCommand(t, w, b) })
 	t.Run("pty shell", func(t *testing.T) { sshShell(t, w, b) })
+	t.Run("pty command", func(t *testing.T) { sshPtyCommand(t, w, b) })
 	t.Run("scp", func(t *testing.T) { sshCopy(t, w, b) })
 	t.Run("sftp", func(t *testing.T) { sshSftp(t, w, b) })
 	t.Run("forwarding", func(t *testing.T) { sshForwarding(t, b) })
@@ -55,6 +58,7 @@ func TestSSHSessions(t *testing.T) {
 // secret hidden, the network only the proxy), its exit code mirrored, and
 // the daemon started on demand.
 func sshCommand(t *testing.T, w *world, b *sshBox) {
+	testenv.NeedCommand(t, "curl", "curl")
 	hits := atomic.Int64{}
 	target := listenCount(t, &hits)
 	r := b.ssh(nil, fmt.Sprintf(`id -u; echo "sandbox=$LNK_SANDBOX"; cat ~/.ssh/id_rsa; echo "cat=$?"; pwd; `+
@@ -79,6 +83,12 @@ func sshCommand(t *testing.T, w *world, b *sshBox) {
 	if w.daemonPID() == 0 {
 		t.Error("no daemon runs after the session: it should have started on demand")
 	}
+	// No command and no pty: the login shell reads its commands from
+	// the connection.
+	a := append(b.opts(), "-T", "-p", fmt.Sprint(b.port), b.host())
+	if r := b.run("echo IN-$((2*3))-$LNK_SANDBOX\nexit 5\n", "ssh", a...); r.code != 5 || !strings.Contains(r.stdout, "IN-6-") || strings.Contains(r.stdout, "IN-6-\n") {
+		t.Errorf("ssh -T host (a shell on stdin): exit %d, %q %q; want 5 and the shell's output from inside", r.code, r.stdout, r.stderr)
+	}
 	var found bool
 	for _, s := range w.list() {
 		if s.Name == "ssh 127.0.0.1" && s.ExitCode != nil && *s.ExitCode == 7 {
@@ -94,30 +104,7 @@ func sshCommand(t *testing.T, w *world, b *sshBox) {
 // with job control, cannot read the hidden key, and Ctrl-C ends a sleep
 // while the shell survives.
 func sshShell(t *testing.T, w *world, b *sshBox) {
-	if os.Geteuid() != 0 && !ptyHasTTYGroup(t) {
-		// sshd chowns a session's pty to the tty group; unprivileged, it
-		// can only when devpts already gives new ptys that group (gid=5).
-		t.Skip("sshd running as a non-root user cannot hand a pty over here (devpts lacks gid=5, so its chown fails): the pty session is tested as root")
-	}
-	a := append(b.opts(), "-tt", "-p", fmt.Sprint(b.port), b.host())
-	cmd := exec.Command("ssh", a...)
-	cmd.Env = b.clientEnv()
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	out := &syncBuffer{}
-	go io.Copy(out, ptmx)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-	})
+	_, ptmx, out, done := startPty(t, b)
 	// Each marker is computed by the shell, so the terminal's echo of
 	// the typed line never matches it.
 	say := func(line, want string, d time.Duration) {
@@ -157,6 +144,76 @@ func sshShell(t *testing.T, w *world, b *sshBox) {
 	}
 	if strings.Contains(out.String(), fakeKey) {
 		t.Error("the shell read the hidden ~/.ssh/id_rsa")
+	}
+}
+
+// startPty runs `ssh -tt [args] host [command]` on a pty and returns the
+// terminal's master, what it shows, and the client's end.
+func startPty(t *testing.T, b *sshBox, command ...string) (*exec.Cmd, *os.File, *syncBuffer, chan error) {
+	t.Helper()
+	if os.Geteuid() != 0 && !ptyHasTTYGroup(t) {
+		// sshd chowns a session's pty to the tty group; unprivileged, it
+		// can only when devpts already gives new ptys that group (gid=5).
+		t.Skip("sshd running as a non-root user cannot hand a pty over here (devpts lacks gid=5, so its chown fails): the pty session is tested as root")
+	}
+	a := append(b.opts(), "-tt", "-p", fmt.Sprint(b.port), b.host())
+	cmd := exec.Command("ssh", append(a, command...)...)
+	cmd.Env = b.clientEnv()
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	go io.Copy(out, ptmx)
+	done, exited := make(chan error, 1), make(chan struct{})
+	go func() { done <- cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
+		ptmx.Close()
+	})
+	return cmd, ptmx, out, done
+}
+
+// sshPtyCommand: `ssh -tt host CMD` with no job control: Ctrl-C ends the
+// command (the wall ignores it), and a dropped connection ends the
+// sandbox with everything in it.
+func sshPtyCommand(t *testing.T, w *world, b *sshBox) {
+	_, ptmx, out, done := startPty(t, b, "echo GO-$((3+4)); sleep 60")
+	if !waitFor(out, "GO-7", 30*time.Second) {
+		t.Fatalf("the command did not start; terminal:\n%s\nsshd: %s", out, b.log)
+	}
+	time.Sleep(300 * time.Millisecond)
+	ptmx.Write([]byte{3})
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Errorf("after Ctrl-C: %v, want the command's 130 (SIGINT)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Ctrl-C did not end the command; terminal:\n%s", out)
+	}
+
+	marker := fmt.Sprintf("lnk-ssh-hangup-%d", os.Getpid())
+	client, _, out, _ := startPty(t, b, "echo UP-$((1+1)); sh -c 'sleep 600; : "+marker+"'")
+	if !waitFor(out, "UP-2", 30*time.Second) {
+		t.Fatalf("the command did not start; terminal:\n%s", out)
+	}
+	for i := 0; i < 100 && len(processesWith(marker)) == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(processesWith(marker)) == 0 {
+		t.Fatal("the sandboxed command is not running")
+	}
+	client.Process.Kill() // the connection drops: sshd hangs the terminal up
+	for i := 0; i < 400 && len(processesWith(marker)) > 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("the sandbox outlived its dropped SSH connection: pids %v", pids)
 	}
 }
 
