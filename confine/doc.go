@@ -212,5 +212,161 @@
 // mode); and if init itself is killed with SIGKILL, the command's
 // processes live on (there is no pid namespace to end them).
 //
-// Other systems: [Wrap] and [Check] return [ErrUnsupported] for now.
+// # macOS (Seatbelt)
+//
+// [SeatbeltProfile] is a generator with no build tags: it turns a policy
+// into a sandbox-exec profile (SBPL), golden-tested for every fixture
+// spec (testdata/seatbelt, rewritten with
+// `go test -run TestGoldenSeatbelt -update`). The test reads each profile
+// back with a small SBPL reader (balance, quoting, known filters, regexes
+// that compile and are anchored) and evaluates it, last matching rule
+// wins as in Seatbelt, against the spec's own algebra
+// (spec.Policy.CanRead and CanWrite) on probe paths: the profile may only
+// ever be stricter, and only where this section says so.
+//
+// [Wrap] on macOS returns:
+//
+//	/usr/bin/sandbox-exec -p PROFILE -- lnk sandbox init --seatbelt --port PORT --socket SOCK --tmp DIR -- command...
+//
+// Init runs inside the profile: it checks the proxy's health on
+// 127.0.0.1:PORT (the command's way out, which the daemon must serve on
+// loopback TCP behind the sandbox's secret), opens the daemon session on
+// the proxy's unix socket SOCK (so the daemon learns init's pid from the
+// connection), runs the command in a process group of its own, passes
+// signals on, carries out stop, pause and resume on that group, mirrors
+// the exit code and removes the private temp folder DIR (TMPDIR).
+//
+// The profile, in order (Seatbelt applies the last rule that matches):
+//
+//   - (deny default); processes may fork, see and signal only processes
+//     of the same sandbox; sysctl reads, preference reads, POSIX
+//     semaphores, the notification center's shared memory, ptys, and
+//     mapping code (programs are limited by process-exec; a library
+//     mapped from a writable folder runs no more than an allowed
+//     interpreter could).
+//   - process-exec: spec.SystemExecDirs, DarwinExecDirs (/System,
+//     /Library/Apple, /private/var/select), the policy's Exec, the lnk
+//     binary, and with [commands.macos] developer_tools
+//     /Library/Developer and /Applications/Xcode*.app.
+//   - file-read* everywhere; then, sorted by path length and at equal
+//     length hidden < writable < re-allowed (the order of the spec's
+//     algebra: a deeper rule beats a shallower one, re-allow beats deny):
+//     hidden paths deny read and write, writable paths allow both,
+//     re-allowed reads allow reading (and stat of the folders between the
+//     hidden path and them). Then deny_write denies writes whatever
+//     allowed them (deny beats allow), protected names are denied by one
+//     regex per writable root, anchored at the root, any depth, every
+//     ASCII letter in either case (APFS ignores case, so .GIT/HOOKS is
+//     .git/hooks), existing protected files found by the bounded walk are
+//     denied by path, and existing .git, .claude and .config folders are
+//     pinned (their own node: not renamed or removed). lnk's own dirs are
+//     denied last, so nothing re-opens them. The private temp folder is
+//     writable.
+//   - network: outbound only to localhost:PORT (the proxy) and to the
+//     proxy's socket; binding and accepting on loopback (a login's
+//     callback, a dev server reached from the browser). No DNS: names are
+//     the proxy's to resolve. Mode "host" allows all network, loudly.
+//
+// Mach services (mach-lookup) are limited to [MachServices]:
+// opendirectoryd's libinfo and membership (user and group names: whoami,
+// git, ssh, every getpwuid), the notification center (notify(3), used by
+// libc for time zones and the like), syslog and logd (logging calls),
+// trustd and trustd.agent (TLS certificate checks: curl, git, Go, Python
+// with the system's trust store), and dirhelper (the per-user temp and
+// cache folders). Left out on purpose: LaunchServices (opening an app or
+// a URL outside the sandbox: pages open through the proxy's bridge),
+// securityd and the keychain, the pasteboard, Apple events (scripting
+// other apps), cfprefsd (it writes preferences on the caller's behalf),
+// FSEvents (it reports changes anywhere, hidden paths included),
+// distributed notifications, fonts, audio and power management.
+//
+// Quoting: a path goes into a string literal ("…": a backslash and a
+// double quote escaped, nothing else), or into a regex (#"…", which the
+// reader takes raw to the next quote: metacharacters are escaped with a
+// backslash, and a quote or backslash in a path becomes "." in a rule
+// that denies, and is an error in a rule that allows). A path with a
+// control character or invalid UTF-8 is an error: the profile is not
+// made and the command does not run. A fuzzer checks that every path
+// reads back exactly and leaves the profile's shape as it was.
+//
+// Globs become regexes anchored at the root they were written against
+// (the folder for a relative pattern, home for ~/), never at the working
+// folder: "**" is zero or more whole components, "*" and "?" stay inside
+// a component, a class of letters, digits, '.', '_' and ranges converts
+// exactly (any other class becomes one character of any kind, wider,
+// which an allowing rule refuses), and a match covers its subtree.
+//
+// Stricter than the spec's algebra, or not enforced, on macOS: a hidden
+// path is refused (EPERM), not empty; pinned .git, .claude and .config
+// folders cannot be renamed or removed; protected names under a glob's
+// matches are protected too. A repository the sandbox creates can get
+// hooks by renaming a folder it filled to .git (Seatbelt cannot tell a
+// rename from a mkdir; Linux's guard tidies such folders after the run,
+// macOS's does not yet); a process that leaves init's process group
+// outlives a stop; the sandbox shares the host's loopback, so servers it
+// starts are reachable from the host, while it reaches none of the
+// host's own but the proxy.
+//
+// # Windows (the WRITE_RESTRICTED token runner)
+//
+// `lnk sandbox windows-acl-run` keeps the argv contract of the reference
+// runner (../shared/seeds/windows-acl-runner.d.ts):
+//
+//	--workspace DIR --temp DIR --mode read-only|workspace-write [--write-sid SID] -- ARGV...
+//
+// [PlanWinRun] is the pure planner, tested on Linux with golden plans
+// (testdata/windows, `go test -run TestGoldenWinPlan -update`); the
+// applier (winrun_windows.go) carries a plan out with
+// golang.org/x/sys/windows:
+//
+//   - the token: the caller's, every privilege but SeChangeNotify removed
+//     (DISABLE_MAX_PRIVILEGE), WRITE_RESTRICTED with the restricting SIDs
+//     logon SID, Everyone and, in workspace-write only, the workspace's
+//     write SID. A write passes only if the user's SIDs and one restricting
+//     SID are both granted it; reads are not checked against the list.
+//     Authenticated Users, INTERACTIVE and LOCAL are left out of the list
+//     in both modes, so folders that grant them write (Public, a drive's
+//     root) are not writable. The token's default DACL grants the user,
+//     the logon SID, SYSTEM and the write SID, so the command's own
+//     processes and pipes work.
+//   - the write SID ([WriteSID]): S-1-4-A-B-C-D, the four sub-authorities
+//     the first 16 bytes (little-endian uint32s) of SHA-256 of
+//     "lnk-sandbox windows write-sid v1\x00" and the normalized root
+//     ([NormalizeWinPath]: absolute, '\' separators, no \\?\ prefix, "."
+//     and ".." resolved, no trailing separator, upper case). S-1-4 is the
+//     non-unique authority: no account or group has such a SID, so only
+//     ACEs lnk grants name it, and one folder always has one SID.
+//     --write-sid must equal it, or the runner refuses.
+//   - ACEs: without --write-sid in workspace-write, the write SID is
+//     granted Modify (read, write, execute, delete; never WRITE_DAC or
+//     WRITE_OWNER), inherited by files and folders, on the workspace
+//     (left standing: the reuse cache, and a grant already there is not
+//     re-written) and on the temp folder (revoked when the command has
+//     ended). With --write-sid the caller owns the ACEs: none is granted
+//     or revoked, and TMP and TEMP point at --temp. Read-only grants
+//     nothing, not even the NUL device.
+//   - the runner puts itself in a job object with KILL_ON_JOB_CLOSE and no
+//     breakaway before it starts the command, so the command and all it
+//     starts die with the runner; the command inherits the caller's
+//     stdio and the runner's environment, and its exit code is mirrored.
+//   - command line: [WindowsCommandLine] quotes argv so that
+//     CommandLineToArgvW gives it back exactly (a round-trip fuzzer checks
+//     it against a parser of those rules written in the tests); a batch
+//     file's arguments with characters cmd.exe reads itself are refused.
+//   - failures: every failure of the runner's own prints one line
+//     "windows-acl-run: <detail>" and exits 127 ([WinRunFailure]); the
+//     command never starts unless the token, the job and the grants are
+//     all in place.
+//
+// [Wrap] on Windows runs the folder as the workspace (workspace-write
+// when the spec writes the folder) with a new private temp folder, and
+// points HTTP_PROXY and the rest at the proxy on 127.0.0.1. That token
+// confines writes only: reads, the network and programs are NOT
+// confined, other allow_write paths are not writable, and deny_write and
+// protected names inside the folder are not protected; `lnk sandbox
+// permissions` and `doctor` say so. The control pipe's ACL grants the
+// user's SID alone, so the restricted token (whose writes need a
+// restricting SID too) cannot open it for writing.
+//
+// Other systems: [Wrap] and [Check] return [ErrUnsupported].
 package confine

@@ -3,25 +3,16 @@ package confine
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
-)
-
-// Exit codes of init and the guard besides the command's own.
-const (
-	exitFailure  = 125 // lnk failed; the command did not run (or was stopped for safety)
-	exitNoExec   = 126 // the command may not run here
-	exitNotFound = 127 // the command does not exist
 )
 
 // RunInit is the body of the hidden verb `lnk sandbox init`: the guard
@@ -86,18 +77,6 @@ func initFail(format string, args ...any) int {
 	return exitFailure
 }
 
-// proxyCreds reads the sandbox's credentials and port from HTTP_PROXY,
-// which the wall sets (so no secret is on a command line).
-func proxyCreds() (user, pass string, port int, err error) {
-	u, err := url.Parse(os.Getenv("HTTP_PROXY"))
-	if err != nil || u.User == nil || u.Port() == "" {
-		return "", "", 0, errors.New("init: HTTP_PROXY does not carry the sandbox's proxy: run commands with lnk sandbox run or wrap")
-	}
-	pass, _ = u.User.Password()
-	port, _ = strconv.Atoi(u.Port())
-	return u.User.Username(), pass, port, nil
-}
-
 func runInner(args []string) int {
 	// Not dumpable: the child cannot ptrace init or read its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -120,7 +99,7 @@ func runInner(args []string) int {
 	if err := checkHealth(port, user, pass); err != nil {
 		return initFail("the sandbox's way out is not there (%v): the command did not run; check that lnk's daemon runs (lnk sandbox daemon)", err)
 	}
-	sess, err := openSession(InnerSocket, user, pass)
+	sess, err := openSession("unix", InnerSocket, user, pass)
 	if err != nil {
 		return initFail("%v: the command did not run", err)
 	}

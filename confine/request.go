@@ -19,6 +19,13 @@ const (
 	InnerOpener = RunDir + "/bin/xdg-open" // BROWSER: lnk's opener shim
 )
 
+// Exit codes of init and the guard besides the command's own.
+const (
+	exitFailure  = 125 // lnk failed; the command did not run (or was stopped for safety)
+	exitNoExec   = 126 // the command may not run here
+	exitNotFound = 127 // the command does not exist
+)
+
 // ErrUnsupported is returned where this system has no wall.
 var ErrUnsupported = errors.New("confine: no sandbox wall for this operating system")
 

@@ -219,7 +219,11 @@ func checkFilter(x sexp) error {
 		}
 		return nil
 	case "remote", "local":
-		if len(x.list) != 3 || !x.list[2].isStr {
+		if len(x.list) == 3 && x.list[1].atom == "unix-socket" && x.list[2].isLst &&
+			len(x.list[2].list) == 2 && x.list[2].list[0].atom == "path-literal" && x.list[2].list[1].isStr {
+			return nil
+		}
+		if len(x.list) != 3 || !x.list[2].isStr || (x.list[1].atom != "tcp" && x.list[1].atom != "ip") {
 			return fmt.Errorf("bad network filter %s", x)
 		}
 		return nil

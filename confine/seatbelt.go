@@ -16,6 +16,10 @@ type SeatbeltOptions struct {
 	// ProxyPort is the proxy's port on this machine's loopback: the one
 	// place the sandbox's network may go (mode "proxy").
 	ProxyPort int
+	// ProxySocket is the proxy's unix socket, where init opens its session
+	// with the daemon (the daemon learns init's pid from the socket); ""
+	// for none.
+	ProxySocket string
 	// LnkPath is the lnk binary (init runs inside the profile).
 	LnkPath string
 	// TempDir is the sandbox's private temporary folder (TMPDIR), writable.
@@ -354,6 +358,10 @@ func (w *sbWriter) network(p *spec.Policy, o SeatbeltOptions) {
 	}
 	w.comment("network: only lnk's proxy on this machine's loopback; no DNS, no other address")
 	w.line(`(allow network-outbound (remote tcp "localhost:` + strconv.Itoa(o.ProxyPort) + `"))`)
+	if o.ProxySocket != "" {
+		w.comment("the proxy's socket, for init's session (the same proxy, behind the same secret)")
+		w.line("(allow network-outbound (remote unix-socket " + w.filter("path-literal", o.ProxySocket) + "))")
+	}
 	w.comment("servers on loopback (a login's callback arrives from your browser)")
 	w.line(`(allow network-bind network-inbound (local tcp "localhost:*"))`)
 }

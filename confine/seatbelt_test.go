@@ -69,14 +69,15 @@ func TestGoldenSeatbelt(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".toml")
 		t.Run(name, func(t *testing.T) {
 			p, root := fixturePolicy(t, file)
-			o := SeatbeltOptions{ProxyPort: 3128, LnkPath: "/usr/local/bin/lnk", TempDir: filepath.Join(root, "tmp/lnk-sbx1")}
+			o := SeatbeltOptions{ProxyPort: 3128, LnkPath: "/usr/local/bin/lnk", TempDir: filepath.Join(root, "tmp/lnk-sbx1"),
+				ProxySocket: filepath.Join(root, "run/lnk/sb/sbx1/proxy.sock")}
 			prof, err := SeatbeltProfile(p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rules := mustRead(t, prof)
 			checkSeatbeltAlgebra(t, p, o, rules)
-			checkSeatbeltNetwork(t, p, rules)
+			checkSeatbeltNetwork(t, p, rules, o)
 			got := strings.ReplaceAll(prof, root, "$ROOT")
 			checkGolden(t, filepath.Join("testdata", "seatbelt", name+".sb"), got, "TestGoldenSeatbelt")
 		})
@@ -188,7 +189,7 @@ func probePaths(p *spec.Policy) []string {
 }
 
 // checkSeatbeltNetwork: in proxy mode only the proxy's port is reachable.
-func checkSeatbeltNetwork(t *testing.T, p *spec.Policy, rules []sbRuleT) {
+func checkSeatbeltNetwork(t *testing.T, p *spec.Policy, rules []sbRuleT, o SeatbeltOptions) {
 	t.Helper()
 	var outbound []string
 	for _, r := range rules {
@@ -210,7 +211,8 @@ func checkSeatbeltNetwork(t *testing.T, p *spec.Policy, rules []sbRuleT) {
 		}
 		return
 	}
-	want := "network-outbound (remote tcp \"localhost:3128\")\nnetwork-bind (local tcp \"localhost:*\")\nnetwork-inbound (local tcp \"localhost:*\")"
+	want := "network-outbound (remote tcp \"localhost:3128\")\nnetwork-outbound (remote unix-socket (path-literal \"" + o.ProxySocket +
+		"\"))\nnetwork-bind (local tcp \"localhost:*\")\nnetwork-inbound (local tcp \"localhost:*\")"
 	if got != want {
 		t.Errorf("proxy mode: network rules are\n%s\nwant\n%s", got, want)
 	}

@@ -62,7 +62,7 @@ func runWeak(args []string) int {
 	if err := checkHealth(port, user, pass); err != nil {
 		return initFail("the sandbox's way out is not there (%v): the command did not run; check that lnk's daemon runs (lnk sandbox daemon)", err)
 	}
-	sess, err := openSession(o.socket, user, pass)
+	sess, err := openSession("unix", o.socket, user, pass)
 	if err != nil {
 		return initFail("%v: the command did not run", err)
 	}

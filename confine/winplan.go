@@ -13,6 +13,10 @@ import (
 // applier (winrun_windows.go) carries it out. See the package doc
 // ("Windows").
 
+// WinRunFailure is the runner's exit code for every failure of its own;
+// its stderr then has one line "windows-acl-run: <detail>".
+const WinRunFailure = 127
+
 // Runner modes.
 const (
 	WinReadOnly       = "read-only"
@@ -83,6 +87,7 @@ type WinPlan struct {
 	// so that CommandLineToArgvW gives back argv exactly.
 	Program     string
 	CommandLine string
+	Argv        []string
 }
 
 // winRunError is a runner failure; its text follows "windows-acl-run: ".
@@ -166,6 +171,7 @@ func PlanWinRun(args []string) (*WinPlan, error) {
 		Restricting: []string{SIDLogon, SIDEveryone},
 		Dropped:     []string{SIDAuthenticatedUsers, SIDInteractive, SIDLocal},
 		Program:     a.Argv[0],
+		Argv:        a.Argv,
 	}
 	if p.SeamManaged && !strings.EqualFold(a.WriteSID, p.WriteSID) {
 		return nil, winRunError("--write-sid %s is not the workspace's write SID %s (derived from %s)", a.WriteSID, p.WriteSID, ws)

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 )
 
@@ -34,28 +35,36 @@ var Enforcements = []Enforcement{
 		},
 	},
 	{
-		OS:   "darwin",
-		Wall: "a Seatbelt profile run by sandbox-exec",
+		OS:    "darwin",
+		Wall:  "a Seatbelt profile run by sandbox-exec, generated from the spec",
+		Ready: true,
 		Enforced: []string{
-			"reads: hidden paths and lnk's own dirs are refused",
-			"writes: only the writable paths; protected files cannot be written or created",
-			"programs: only the system's and the allowed programs run",
-			"network: only the proxy's loopback port",
+			"reads: hidden paths and lnk's own dirs are refused (they read as an error, not as empty)",
+			"writes: only the writable paths and a private temp folder; protected files cannot be written or created at any depth, in any letter case",
+			"programs: only the system's, the allowed and (with developer_tools) Xcode's programs run",
+			"network: only lnk's proxy on this machine's loopback; no DNS, no other address (mode \"host\" opens it all)",
+			"Mach services: only user lookups, notifications, logging, TLS certificate checks and the temp-folder helper",
+			"processes: the sandbox sees and signals only its own",
 		},
 		NotDone: []string{
-			"the sandbox shares this machine's loopback, so a login's callback arrives directly",
+			"the sandbox shares this machine's loopback: its own servers are reachable from outside it, and a login's callback arrives directly",
+			"a process that leaves init's process group (setsid) outlives a stop; Linux's pid namespace has no such gap",
+			"a repository the sandbox creates can get hooks by renaming a folder to .git: treat git folders made in a sandbox as untrusted",
 		},
 	},
 	{
-		OS:   "windows",
-		Wall: "a WRITE_RESTRICTED token (lnk sandbox windows-acl-run)",
+		OS:    "windows",
+		Wall:  "a WRITE_RESTRICTED token (lnk sandbox windows-acl-run)",
+		Ready: true,
 		Enforced: []string{
-			"writes: only the writable paths",
+			"writes: only the sandbox's folder (when the spec writes it) and a private temp folder; other allow_write paths are NOT writable",
+			"the command and everything it starts end with the runner (a job object, no breakaway)",
 		},
 		NotDone: []string{
-			"reads are NOT confined: the sandbox can read every file you can, hidden paths included",
-			"network is NOT confined: the proxy is advice a program may ignore",
-			"programs are NOT confined: any program may run",
+			"reads are NOT confined: the sandbox can read every file you can, hidden paths and home's secrets included",
+			"network is NOT confined: the proxy is advice a program may ignore; mode = \"proxy\" cannot hold a program to it here",
+			"programs: any program may run",
+			"deny_write and protected files (shell rc, git hooks and config, editor config) inside the folder: writable like the rest of it",
 		},
 	},
 }
@@ -86,6 +95,7 @@ func Describe(w io.Writer, p *Policy) {
 		fmt.Fprintf(w, "  never, in any writable folder: %s\n", strings.Join(p.Protected, " "))
 	}
 	fmt.Fprintln(w, "Files hidden:")
+	fmt.Fprintln(w, "  (on Windows NOT enforced: every file below is readable there)")
 	for _, r := range p.Hidden {
 		if r.From == "lnk" {
 			continue
@@ -117,6 +127,9 @@ func describeNetwork(w io.Writer, n *NetworkPolicy) {
 	if len(n.Hosts) == 0 && n.Mode != ModeHost {
 		fmt.Fprintln(w, "  none: every connection is refused")
 	}
+	if n.Mode != ModeHost {
+		fmt.Fprintln(w, "  (on Windows NOT enforced: a program may ignore the proxy and connect anywhere)")
+	}
 	for i, h := range n.Hosts {
 		fmt.Fprintf(w, "  %s  (hosts[%d])\n", h.Text, i)
 	}
@@ -138,7 +151,11 @@ func describeNetwork(w io.Writer, n *NetworkPolicy) {
 func DescribeEnforcement(w io.Writer) {
 	fmt.Fprintln(w, "What each system's wall enforces:")
 	for _, e := range Enforcements {
-		fmt.Fprintf(w, "  %s (%s):\n", e.OS, e.Wall)
+		here := ""
+		if e.OS == runtime.GOOS {
+			here = " (this system)"
+		}
+		fmt.Fprintf(w, "  %s%s: %s\n", e.OS, here, e.Wall)
 		if !e.Ready {
 			fmt.Fprintln(w, "    NOT AVAILABLE YET: lnk refuses to run sandboxes here")
 		}

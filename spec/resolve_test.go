@@ -244,3 +244,36 @@ func TestMissingSecretsOutsideWritable(t *testing.T) {
 		t.Errorf("~/.ssh exists but is not hidden: %+v", p.Hidden)
 	}
 }
+
+// TestEnforcementsTellTheTruth: Windows's account says plainly that reads
+// and the network are not confined, and claims neither.
+func TestEnforcementsTellTheTruth(t *testing.T) {
+	var win *Enforcement
+	for i := range Enforcements {
+		if Enforcements[i].OS == "windows" {
+			win = &Enforcements[i]
+		}
+	}
+	if win == nil {
+		t.Fatal("no Windows entry")
+	}
+	notDone := strings.Join(win.NotDone, "\n")
+	for _, want := range []string{"reads are NOT confined", "network is NOT confined", "programs"} {
+		if !strings.Contains(notDone, want) {
+			t.Errorf("Windows does not say %q", want)
+		}
+	}
+	for _, e := range win.Enforced {
+		if strings.HasPrefix(e, "reads") || strings.HasPrefix(e, "network") || strings.HasPrefix(e, "programs") {
+			t.Errorf("Windows claims %q", e)
+		}
+	}
+	var b strings.Builder
+	p := &Policy{Source: "x", Folder: "/f", Network: NetworkPolicy{Mode: ModeProxy}}
+	Describe(&b, p)
+	for _, want := range []string{"(on Windows NOT enforced: a program may ignore the proxy", "(on Windows NOT enforced: every file below is readable"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the account lacks %q", want)
+		}
+	}
+}

@@ -107,6 +107,7 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 		newTrayCmd(),
 		newConnectCmd(),
 		newInitCmd(),
+		newWindowsACLRunCmd(),
 	)
 	return root
 }

@@ -1,0 +1,152 @@
+//go:build darwin
+
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// RunInit is the body of the hidden verb `lnk sandbox init`. On macOS it
+// runs inside the Seatbelt profile (--seatbelt): it checks the proxy on
+// its loopback port, keeps the session with the daemon, starts the
+// command in a process group of its own, passes signals on, carries out
+// stop, pause and resume on the group, mirrors the exit code and removes
+// the sandbox's temp folder.
+func RunInit(args []string) int {
+	if len(args) == 0 || args[0] != "--seatbelt" {
+		return initFail("init: on macOS only --seatbelt runs: this is lnk's own command line, run through lnk sandbox run")
+	}
+	port, socket, tmp, argv, err := parseSeatbeltInit(args[1:])
+	if err != nil {
+		return initFail("init: %v: this is lnk's own command line, run through lnk sandbox run", err)
+	}
+	defer os.RemoveAll(tmp)
+	user, pass, _, err := proxyCreds()
+	if err != nil {
+		return initFail("%v", err)
+	}
+	if err := checkHealth(port, user, pass); err != nil {
+		return initFail("the sandbox's way out is not there (%v): the command did not run; check that lnk's daemon runs (lnk sandbox daemon)", err)
+	}
+	// The session on the proxy's socket, where the daemon learns init's
+	// pid from the connection.
+	sess, err := openSession("unix", socket, user, pass)
+	if err != nil {
+		return initFail("%v: the command did not run", err)
+	}
+	return superviseGroup(argv, sess)
+}
+
+func initFail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "lnk: "+format+"\n", args...)
+	return exitFailure
+}
+
+func parseSeatbeltInit(args []string) (port int, socket, tmp string, argv []string, err error) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			argv = args[i+1:]
+			i = len(args)
+		case a == "--port" && i+1 < len(args):
+			port, err = strconv.Atoi(args[i+1])
+			i++
+		case a == "--socket" && i+1 < len(args):
+			socket = args[i+1]
+			i++
+		case a == "--tmp" && i+1 < len(args):
+			tmp = args[i+1]
+			i++
+		default:
+			return 0, "", "", nil, fmt.Errorf("unknown argument %q", a)
+		}
+	}
+	switch {
+	case err != nil || port <= 0 || port > 65535:
+		return 0, "", "", nil, errors.New("--port needs the proxy's port")
+	case socket == "":
+		return 0, "", "", nil, errors.New("--socket needs the proxy's socket")
+	case tmp == "":
+		return 0, "", "", nil, errors.New("--tmp needs the sandbox's temp folder")
+	case len(argv) == 0:
+		return 0, "", "", nil, errors.New("no command after --")
+	}
+	return port, socket, tmp, argv, nil
+}
+
+// superviseGroup runs argv in a process group of its own and returns its
+// exit code (128+N for signal N).
+func superviseGroup(argv []string, sess *session) int {
+	ended := func(code int) int {
+		sess.send(map[string]any{"event": "exit", "code": code})
+		return code
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lnk: %s: command not found in the sandbox\n", argv[0])
+		return ended(exitNotFound)
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(sigs)
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			fmt.Fprintf(os.Stderr, "lnk: %s may not run in this sandbox: add it (or its folder) to [commands] allow in the spec\n", path)
+			return ended(exitNoExec)
+		}
+		return ended(initFail("%v: the command did not run", err))
+	}
+	pid := cmd.Process.Pid
+	sess.send(map[string]any{"event": "start", "pid": pid})
+	done := make(chan int, 1)
+	go func() {
+		_ = cmd.Wait()
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if ws.Signaled() {
+			done <- 128 + int(ws.Signal())
+			return
+		}
+		done <- cmd.ProcessState.ExitCode()
+	}()
+	for {
+		select {
+		case code := <-done:
+			_ = syscall.Kill(-pid, syscall.SIGKILL) // what the command left behind
+			return ended(code)
+		case s := <-sigs:
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
+		case c, ok := <-sess.commands():
+			switch {
+			case !ok:
+				fmt.Fprintf(os.Stderr, "lnk: %v\n", errDaemonGone)
+				killGroup(pid, done)
+				return exitFailure
+			case c == "stop":
+				killGroup(pid, done)
+				return 128 + int(syscall.SIGTERM)
+			case c == "pause":
+				_ = syscall.Kill(-pid, syscall.SIGSTOP)
+			case c == "resume":
+				_ = syscall.Kill(-pid, syscall.SIGCONT)
+			}
+		}
+	}
+}
+
+// killGroup kills the command's group and waits up to a second for it.
+func killGroup(pid int, done <-chan int) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+}
