@@ -160,3 +160,37 @@ func TestInsideCannotAnswer(t *testing.T) {
 		t.Fatalf("got %s", p.out)
 	}
 }
+
+// With a screen, the daemon asks with a real dialog: answered with a key
+// as a person would, the answer reaches the sandbox.
+func TestAskByDialog(t *testing.T) {
+	display := testenv.NeedEnv(t, "DISPLAY", "run the tests under xvfb-run (apt install xvfb xauth)")
+	xdotool := testenv.NeedCommand(t, "xdotool", "xdotool")
+	testenv.NeedCommand(t, "zenity", "zenity")
+	w := newWorld(t, true)
+	w.extraEnv = []string{"DISPLAY=" + display, "NO_AT_BRIDGE=1"}
+	w.startDaemon()
+	p := w.askInside(w.writeSpec(askSpec), "Show me a dialog")
+	var wid string
+	deadline := time.Now().Add(30 * time.Second)
+	for wid == "" && time.Now().Before(deadline) {
+		out, _ := exec.Command(xdotool, "search", "--onlyvisible", "--name", "lnk sandbox: asker asks").Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			wid = f[0]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if wid == "" {
+		t.Fatal("no dialog appeared")
+	}
+	if q := w.waitQuestion("Show me a dialog"); q.Via != "dialog" {
+		t.Fatalf("question %+v, want it shown by dialog", q)
+	}
+	if out, err := exec.Command(xdotool, "windowfocus", "--sync", wid, "key", "alt+a").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v %s", err, out)
+	}
+	p.wait(t, 30*time.Second)
+	if out := p.out.String(); !strings.Contains(out, `"answer":"allow","via":"dialog"`) {
+		t.Fatalf("got %s, want allowed by dialog", out)
+	}
+}

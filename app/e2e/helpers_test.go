@@ -49,6 +49,8 @@ type world struct {
 	home    string
 	folder  string // home/project: where lnk runs, the sandbox's folder
 	runtime string // XDG_RUNTIME_DIR; "" = none (lnk falls back to its cache)
+	// extraEnv is added to every lnk call's environment (e.g. DISPLAY).
+	extraEnv []string
 }
 
 // newWorld makes a fresh world and kills its daemon when the test ends.
@@ -113,7 +115,7 @@ func (w *world) env() []string {
 	if w.runtime != "" {
 		env = append(env, "XDG_RUNTIME_DIR="+w.runtime)
 	}
-	return env
+	return append(env, w.extraEnv...)
 }
 
 // result is what one lnk call did.

@@ -95,3 +95,16 @@ func TestAskOnTerminal(t *testing.T) {
 		t.Fatalf("run exited %d:\n%s", code, out)
 	}
 }
+
+// On a terminal, Ctrl-C still ends the command (through run's terminal
+// relay), and run mirrors its signal.
+func TestCtrlCOnTerminal(t *testing.T) {
+	w := newWorld(t, true)
+	w.startDaemon()
+	tty, screen, p := w.ptyRun("--", "/bin/sh", "-c", "echo ready; exec sleep 60")
+	waitScreen(t, screen, regexp.MustCompile(`ready`))
+	tty.Write([]byte{3})
+	if code := p.wait(t, 20*time.Second); code != 130 {
+		t.Fatalf("run exited %d after Ctrl-C, want 130:\n%s", code, screen)
+	}
+}
