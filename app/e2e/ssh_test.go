@@ -3,9 +3,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"lnk.dev/sandbox/app/apitype"
 	"lnk.dev/sandbox/build/testenv"
 )
 
@@ -32,7 +33,7 @@ func sshWorld(t *testing.T) (*world, *sshBox) {
 	if err := os.WriteFile(filepath.Join(w.home, ".ssh", "id_rsa"), []byte(fakeKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	spec := w.writeSpec("[filesystem]\nallow_write = [\".\"]\n")
+	spec := w.writeSpec("[filesystem]\nallow_write = [\".\"]\n[network]\nendpoints = [\"ask\"]\n")
 	return w, startSSHD(t, w, spec)
 }
 
@@ -49,6 +50,7 @@ func TestSSHSessions(t *testing.T) {
 	t.Run("pty command", func(t *testing.T) { sshPtyCommand(t, w, b) })
 	t.Run("scp", func(t *testing.T) { sshCopy(t, w, b) })
 	t.Run("sftp", func(t *testing.T) { sshSftp(t, w, b) })
+	t.Run("question", func(t *testing.T) { sshQuestion(t, w, b) })
 	t.Run("forwarding", func(t *testing.T) { sshForwarding(t, b) })
 	t.Run("check", func(t *testing.T) { sshCheck(t, w, b) })
 	t.Run("symlinked folder", func(t *testing.T) { sshSymlinkedFolder(t, w, b) })
@@ -232,230 +234,40 @@ func ptyHasTTYGroup(t *testing.T) bool {
 	return st.Gid == 5
 }
 
-// outsideDir is a folder outside the sandbox's reach for writes: beside
-// the test's sources (the sandbox's /tmp is its own, so a folder under
-// the host's /tmp would only swallow the copy, not refuse it).
-func outsideDir(t *testing.T) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := os.MkdirTemp(wd, "ssh-outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	os.Chmod(d, 0o755)
-	if strings.HasPrefix(d, "/tmp/") {
-		t.Skipf("the sources are under /tmp (%s), which is the sandbox's own: no folder outside to refuse writes in", d)
-	}
-	return d
-}
-
-// sshCopy: scp (the SFTP protocol, and the old one with -O) writes into
-// the folder, and cannot write outside it nor read the hidden key.
-func sshCopy(t *testing.T, w *world, b *sshBox) {
-	out := outsideDir(t)
-	src := filepath.Join(b.dir, "payload.txt")
-	if err := os.WriteFile(src, []byte("payload\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, proto := range []struct{ name, flag string }{{"sftp", "-s"}, {"legacy", "-O"}} {
-		in := filepath.Join(w.folder, "scp-"+proto.name+".txt")
-		if r := b.scp(proto.flag, src, b.host()+":"+in); r.code != 0 {
-			t.Errorf("scp %s into the folder: exit %d: %s\nsshd: %s", proto.name, r.code, r.stderr, b.log)
-		} else if data, _ := os.ReadFile(in); string(data) != "payload\n" {
-			t.Errorf("scp %s into the folder wrote %q", proto.name, data)
-		}
-		outside := filepath.Join(out, "scp-"+proto.name+".txt")
-		if r := b.scp(proto.flag, src, b.host()+":"+outside); r.code == 0 {
-			t.Errorf("scp %s outside the folder succeeded", proto.name)
-		}
-		if _, err := os.Lstat(outside); err == nil {
-			t.Errorf("scp %s wrote %s, outside the folder", proto.name, outside)
-		}
-		got := filepath.Join(b.dir, "stolen-"+proto.name)
-		if r := b.scp(proto.flag, b.host()+":"+filepath.Join(w.home, ".ssh", "id_rsa"), got); r.code == 0 {
-			t.Errorf("scp %s read the hidden key", proto.name)
-		}
-		if data, _ := os.ReadFile(got); strings.Contains(string(data), fakeKey) {
-			t.Errorf("scp %s copied the hidden key out", proto.name)
-		}
-	}
-}
-
-// sshSftp: sftp, on sshd's internal-sftp and on the sftp-server program,
-// writes into the folder only and cannot read the hidden key.
-func sshSftp(t *testing.T, w *world, b *sshBox) {
-	out := outsideDir(t)
-	src := filepath.Join(b.dir, "payload.txt")
-	if err := os.WriteFile(src, []byte("payload\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, sub := range []string{"sftp", "sftp-ext"} {
-		in := filepath.Join(w.folder, sub+".txt")
-		if r := b.sftp(sub, fmt.Sprintf("put %s %s\n", src, in)); r.code != 0 {
-			t.Errorf("sftp (%s) put into the folder: exit %d: %s %s\nsshd: %s", sub, r.code, r.stdout, r.stderr, b.log)
-		} else if data, _ := os.ReadFile(in); string(data) != "payload\n" {
-			t.Errorf("sftp (%s) wrote %q", sub, data)
-		}
-		outside := filepath.Join(out, sub+".txt")
-		if r := b.sftp(sub, fmt.Sprintf("put %s %s\n", src, outside)); r.code == 0 {
-			t.Errorf("sftp (%s) put outside the folder succeeded", sub)
-		}
-		if _, err := os.Lstat(outside); err == nil {
-			t.Errorf("sftp (%s) wrote %s, outside the folder", sub, outside)
-		}
-		got := filepath.Join(b.dir, "stolen-"+sub)
-		if r := b.sftp(sub, fmt.Sprintf("get %s %s\n", filepath.Join(w.home, ".ssh", "id_rsa"), got)); r.code == 0 {
-			t.Errorf("sftp (%s) read the hidden key", sub)
-		}
-		if data, _ := os.ReadFile(got); strings.Contains(string(data), fakeKey) {
-			t.Errorf("sftp (%s) copied the hidden key out", sub)
-		}
-	}
-}
-
-// listenCount accepts on 127.0.0.1 and counts connections.
-func listenCount(t *testing.T, hits *atomic.Int64) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+// sshQuestion: with no desktop, a question from inside an SSH session
+// waits in the queue, where `lnk sandbox answer` answers it.
+func sshQuestion(t *testing.T, w *world, b *sshBox) {
+	testenv.NeedCommand(t, "curl", "curl")
+	done := make(chan result, 1)
 	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			hits.Add(1)
-			c.Close()
-		}
+		done <- b.ssh(nil, `curl -sS -m 60 -X POST --data '{"question":"May the SSH session go on?"}' http://lnk.sandbox/ask`)
 	}()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// sshForwarding: `restrict` refuses -R at once and every -L connection.
-func sshForwarding(t *testing.T, b *sshBox) {
-	hits := atomic.Int64{}
-	target := listenCount(t, &hits)
-	r := b.ssh([]string{"-o", "ExitOnForwardFailure=yes", "-R", fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", freePort(t), target)}, "true")
-	if r.code == 0 || !strings.Contains(r.stderr, "forwarding failed") {
-		t.Errorf("ssh -R: exit %d, %q; want it refused", r.code, r.stderr)
-	}
-
-	local := freePort(t)
-	// LogLevel before opts' ERROR (the first value wins): the refusal is
-	// what ssh says.
-	a := append([]string{"-o", "LogLevel=INFO"}, b.opts()...)
-	a = append(a, "-p", fmt.Sprint(b.port), "-L", fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", local, target), b.host(), "sleep 20")
-	cmd := exec.Command("ssh", a...)
-	cmd.Env = b.clientEnv()
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	var c net.Conn
-	for i := 0; i < 200; i++ {
-		var err error
-		if c, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", local)); err == nil {
-			break
+	var id string
+	for i := 0; i < 200 && id == ""; i++ {
+		var qs []apitype.Question
+		if err := json.Unmarshal([]byte(w.must("answer", "--json")), &qs); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		for _, q := range qs {
+			if strings.Contains(q.Subject, "May the SSH session go on?") && q.Via == "queue" {
+				id = q.ID
+			}
+		}
+		if id == "" {
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
-	if c == nil {
-		t.Fatalf("ssh -L never listened on %d: %s", local, stderr)
+	if id == "" {
+		t.Fatal("the session's question never waited in the queue")
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	n, _ := c.Read(make([]byte, 1))
-	c.Close()
-	if !waitFor(stderr, "prohibited", 10*time.Second) || n != 0 {
-		t.Errorf("ssh -L: the forwarded connection was not refused (read %d bytes; ssh said %q)", n, stderr)
-	}
-	if hits.Load() != 0 {
-		t.Errorf("ssh -L reached the target %d times", hits.Load())
-	}
-}
-
-// sshCheck: a key forced into `enter --check` prints the account and runs
-// nothing, whatever command the client sends.
-func sshCheck(t *testing.T, w *world, b *sshBox) {
-	defer b.authorize(w.folder)
-	b.authorize(w.folder, "--check")
-	marker := filepath.Join(w.folder, "ran")
-	r := b.ssh(nil, "touch "+marker)
-	want := w.must("permissions", "--spec", b.spec, "--folder", w.folder)
-	if r.code != 0 || r.stdout != want {
-		t.Errorf("enter --check: exit %d, stdout:\n%s\nwant the permissions account:\n%s\nstderr: %s", r.code, r.stdout, want, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "nothing was run") {
-		t.Errorf("enter --check does not say it ran nothing: %q", r.stderr)
-	}
-	if _, err := os.Lstat(marker); err == nil {
-		t.Error("enter --check ran the command")
-	}
-}
-
-// sshSymlinkedFolder: a folder that became a symlink since the key was
-// added is refused at connect time, with the reason on stderr.
-func sshSymlinkedFolder(t *testing.T, w *world, b *sshBox) {
-	defer b.authorize(w.folder)
-	folder := filepath.Join(w.home, "desk")
-	if err := os.Mkdir(folder, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b.authorize(folder)
-	if r := b.ssh(nil, "echo RAN"); r.code != 0 || r.stdout != "RAN\n" {
-		t.Fatalf("a session in a real folder: exit %d %q %q", r.code, r.stdout, r.stderr)
-	}
-	real := filepath.Join(w.root, "elsewhere")
-	if err := os.Rename(folder, real); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(real, folder); err != nil {
-		t.Fatal(err)
-	}
-	r := b.ssh(nil, "echo RAN")
-	if r.code == 0 || strings.Contains(r.stdout, "RAN") {
-		t.Fatalf("a session in a symlinked folder ran: exit %d %q", r.code, r.stdout)
-	}
-	if !strings.Contains(r.stderr, "is a symlink") || !strings.Contains(r.stderr, "refused") {
-		t.Errorf("the refusal does not say why: %q", r.stderr)
-	}
-	b.authorize(folder, "--check")
-	if r := b.ssh(nil, "true"); r.code == 0 {
-		t.Errorf("enter --check passed a symlinked folder: %q", r.stdout)
-	}
-}
-
-// TestEnterCheckRunsNothing: --check with a client command starts no
-// daemon and runs nothing; its account is `permissions`'.
-func TestEnterCheckRunsNothing(t *testing.T) {
-	w := newWorld(t, true)
-	spec := w.writeSpec("[filesystem]\nallow_write = [\".\"]\n")
-	marker := filepath.Join(w.folder, "ran")
-	cmd := exec.Command(lnkBin, "sandbox", "enter", "--check", "--spec", spec, "--folder", w.folder)
-	cmd.Env = append(w.env(), "SSH_ORIGINAL_COMMAND=touch "+marker, "SHELL=/bin/sh")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("enter --check: %v", err)
-	}
-	if want := w.must("permissions", "--spec", spec, "--folder", w.folder); string(out) != want {
-		t.Errorf("enter --check printed:\n%s\nwant:\n%s", out, want)
-	}
-	if _, err := os.Lstat(marker); err == nil {
-		t.Error("enter --check ran the command")
-	}
-	if w.daemonPID() != 0 {
-		t.Error("enter --check started the daemon")
-	}
-	r := w.lnk("enter", "--spec", spec)
-	if r.code != 2 || !strings.Contains(r.stderr, "--folder") {
-		t.Errorf("enter without --folder: exit %d %q, want 2 naming --folder", r.code, r.stderr)
+	w.must("answer", id, "allow")
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.stdout, `"answer":"allow"`) {
+			t.Errorf("the question's answer inside: exit %d, %q %q", r.code, r.stdout, r.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the answered question did not return inside the session")
 	}
 }
 

@@ -250,7 +250,9 @@ func (b *sshBox) run(input string, prog string, args ...string) result {
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
 	} else if err != nil {
-		b.t.Fatalf("%s %v: %v", prog, args, err)
+		// Errorf, not Fatalf: a subtest or a goroutine may call this.
+		b.t.Errorf("%s %v: %v", prog, args, err)
+		r.code = -1
 	}
 	return r
 }
