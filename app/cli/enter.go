@@ -173,9 +173,13 @@ func runSession(c *cobra.Command, w *apitype.WrapResponse) error {
 	cmd := exec.Command(w.Argv[0], w.Argv[1:]...)
 	cmd.Env, cmd.Dir = w.Env, w.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
+	// The terminal sends Ctrl-C and Ctrl-\ to the command itself; they
+	// must not end enter, which holds the session (the wall ignores them
+	// too). The others are passed on.
+	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 	var pass []os.Signal
 	for _, s := range forwarded {
-		if s != os.Interrupt && s != syscall.SIGQUIT { // the terminal sends these to the command itself
+		if s != os.Interrupt && s != syscall.SIGQUIT {
 			pass = append(pass, s)
 		}
 	}

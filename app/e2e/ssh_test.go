@@ -56,6 +56,30 @@ func TestSSHSessions(t *testing.T) {
 	t.Run("symlinked folder", func(t *testing.T) { sshSymlinkedFolder(t, w, b) })
 }
 
+// TestSSHSessionsOtherBinary: the daemon already runs (started by `lnk`,
+// as a desktop's would be) and the forced command is another copy of the
+// program, so enter runs the wall as a child rather than becoming its
+// guard: the terminal still belongs to the session.
+func TestSSHSessionsOtherBinary(t *testing.T) {
+	w, b := sshWorld(t)
+	w.must("list") // starts the daemon from lnkBin
+	if w.daemonPID() == 0 {
+		t.Fatal("list did not start the daemon")
+	}
+	data, err := os.ReadFile(lnkBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(b.lnk); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b.lnk, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("pty shell", func(t *testing.T) { sshShell(t, w, b) })
+	t.Run("pty command", func(t *testing.T) { sshPtyCommand(t, w, b) })
+}
+
 // sshCommand: `ssh host CMD` runs CMD inside (as the same user, the
 // secret hidden, the network only the proxy), its exit code mirrored, and
 // the daemon started on demand.
