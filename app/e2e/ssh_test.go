@@ -147,6 +147,11 @@ func sshShell(t *testing.T, w *world, b *sshBox) {
 	say(`echo SB-${LNK_SANDBOX:+in}`, "SB-in", 10*time.Second)
 	say(`echo JC-$(case $- in *m*) echo on;; *) echo off;; esac)`, "JC-on", 10*time.Second)
 	say("cat ~/.ssh/id_rsa; echo CAT-$?", "CAT-1", 10*time.Second)
+	if _, err := exec.LookPath("perl"); err == nil {
+		// What makes keeping the terminal safe: nothing inside can push
+		// input into it (seccomp refuses TIOCSTI, 0x5412).
+		say(`perl -e '$c="x"; print ioctl(STDIN, 0x5412, $c) ? "STI-typed\n" : "STI-$!\n"'`, "STI-Operation not permitted", 10*time.Second)
+	}
 	say("echo SLEEP-$((1+2)); sleep 60", "SLEEP-3", 10*time.Second)
 	time.Sleep(300 * time.Millisecond) // let sleep start
 	start := time.Now()
