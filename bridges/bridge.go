@@ -1,6 +1,9 @@
 package bridges
 
 import (
+	"context"
+	"net"
+
 	"lnk.dev/sandbox/dialogs"
 	"lnk.dev/sandbox/proxy"
 	"lnk.dev/sandbox/spec"
@@ -20,6 +23,11 @@ type Sandbox struct {
 	// Done is closed when the sandbox has finished; a bridge frees what it
 	// holds for the sandbox then.
 	Done <-chan struct{}
+	// DialInside connects to host:port on the sandbox's own loopback
+	// (host "127.0.0.1", "::1" or "localhost"), through its init. It is
+	// nil where the sandbox shares this computer's loopback (macOS,
+	// Windows), so a login's callback reaches it as it is.
+	DialInside func(ctx context.Context, host string, port int) (net.Conn, error)
 }
 
 // Bridge is one bridge, wired by the daemon.

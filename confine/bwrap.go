@@ -67,7 +67,12 @@ func bwrapArgs(r *Request, plan *protectPlan) ([]string, error) {
 	// lnk's own mounts come last, so nothing masks the socket or binary.
 	args = append(args,
 		"--ro-bind", r.LnkPath, InnerLnk,
-		"--ro-bind", r.ProxySocket, InnerSocket,
+		"--ro-bind", r.ProxySocket, InnerSocket)
+	// The browser openers are lnk itself (it answers to their names).
+	for _, n := range OpenerNames {
+		args = append(args, "--symlink", InnerLnk, OpenerDir+"/"+n)
+	}
+	args = append(args,
 		"--chdir", r.dir(),
 		"--", InnerLnk, "sandbox", "init")
 	args = append(args, initArgs(r, plan)...)

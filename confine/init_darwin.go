@@ -130,12 +130,12 @@ func superviseGroup(argv []string, sess *session) int {
 				fmt.Fprintf(os.Stderr, "lnk: %v\n", errDaemonGone)
 				killGroup(pid, done)
 				return exitFailure
-			case c == "stop":
+			case c.Cmd == "stop":
 				killGroup(pid, done)
 				return 128 + int(syscall.SIGTERM)
-			case c == "pause":
+			case c.Cmd == "pause":
 				_ = syscall.Kill(-pid, syscall.SIGSTOP)
-			case c == "resume":
+			case c.Cmd == "resume":
 				_ = syscall.Kill(-pid, syscall.SIGCONT)
 			}
 		}

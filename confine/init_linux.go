@@ -108,17 +108,17 @@ func runInner(args []string) int {
 	return supervise(o, sess)
 }
 
-// prepareRunDir writes the helpers init offers inside: the BROWSER shim,
-// an empty git template folder (git init copies no hooks) and git's
-// ignore file naming the placeholders.
+// prepareRunDir writes the helpers init offers inside: an empty git
+// template folder (git init copies no hooks) and git's ignore file naming
+// the placeholders. It puts the browser openers (bwrap's links in
+// OpenerDir) first on PATH.
 func prepareRunDir(ignore []string) {
-	_ = os.MkdirAll(RunDir+"/bin", 0o755)
 	_ = os.MkdirAll(RunDir+"/git-template", 0o755)
-	shim := "#!/bin/sh\n" +
-		"if ! " + InnerLnk + " sandbox --help 2>/dev/null | grep -q '^  open '; then\n" +
-		"  echo \"lnk: cannot open $1: this lnk has no open bridge yet; open the page outside the sandbox\" >&2\n" +
-		"  exit 1\nfi\nexec " + InnerLnk + " sandbox open -- \"$@\"\n"
-	_ = os.WriteFile(InnerOpener, []byte(shim), 0o755)
+	path := OpenerDir
+	if p := os.Getenv("PATH"); p != "" {
+		path += ":" + p
+	}
+	_ = os.Setenv("PATH", path)
 	var b strings.Builder
 	if home, err := os.UserHomeDir(); err == nil {
 		cfg := os.Getenv("XDG_CONFIG_HOME")
@@ -208,7 +208,7 @@ func supervise(o *initOpts, sess *session) int {
 			}
 			forward(pid, o.keepSession, s.(syscall.Signal))
 		case cmd, ok := <-sess.commands():
-			if c := command(o, cmd, ok); c >= 0 {
+			if c := command(o, sess, cmd, ok); c >= 0 {
 				killAll(o)
 				return c
 			}
@@ -221,17 +221,19 @@ func supervise(o *initOpts, sess *session) int {
 
 // command carries out a daemon command; it returns an exit code when init
 // must end.
-func command(o *initOpts, cmd string, ok bool) int {
+func command(o *initOpts, sess *session, cmd sessionCmd, ok bool) int {
 	switch {
 	case !ok:
 		fmt.Fprintf(os.Stderr, "lnk: %v\n", errDaemonGone)
 		return exitFailure
-	case cmd == "stop":
+	case cmd.Cmd == "stop":
 		return 128 + int(unix.SIGTERM)
-	case cmd == "pause":
+	case cmd.Cmd == "pause":
 		signalAll(o, unix.SIGSTOP)
-	case cmd == "resume":
+	case cmd.Cmd == "resume":
 		signalAll(o, unix.SIGCONT)
+	case cmd.Cmd == "dial":
+		go sess.dial(cmd)
 	}
 	return -1
 }

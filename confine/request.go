@@ -13,10 +13,11 @@ import (
 // Paths inside the wall. /run is a fresh tmpfs, so nothing of the host's
 // /run masks or is masked by them.
 const (
-	RunDir      = "/run/lnk"               // lnk's folder inside the sandbox
-	InnerLnk    = RunDir + "/lnk"          // the lnk binary, read-only
-	InnerSocket = RunDir + "/proxy.sock"   // the sandbox's proxy socket
-	InnerOpener = RunDir + "/bin/xdg-open" // BROWSER: lnk's opener shim
+	RunDir      = "/run/lnk"              // lnk's folder inside the sandbox
+	InnerLnk    = RunDir + "/lnk"         // the lnk binary, read-only
+	InnerSocket = RunDir + "/proxy.sock"  // the sandbox's proxy socket
+	OpenerDir   = RunDir + "/bin"         // lnk's browser openers, first on PATH
+	InnerOpener = OpenerDir + "/xdg-open" // BROWSER: lnk's opener
 )
 
 // Exit codes of init and the guard besides the command's own.
@@ -25,6 +26,11 @@ const (
 	exitNoExec   = 126 // the command may not run here
 	exitNotFound = 127 // the command does not exist
 )
+
+// OpenerNames are the browser openers inside the wall: links to the lnk
+// binary, which opens a page through the open bridge when called by one
+// of these names.
+var OpenerNames = []string{"xdg-open", "sensible-browser", "x-www-browser", "www-browser"}
 
 // ErrUnsupported is returned where this system has no wall.
 var ErrUnsupported = errors.New("confine: no sandbox wall for this operating system")

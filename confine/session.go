@@ -57,10 +57,24 @@ func checkHealth(port int, user, pass string) error {
 
 // session is init's connection to the daemon; nil when there is none.
 type session struct {
-	c    net.Conn
-	mu   sync.Mutex
-	enc  *json.Encoder
-	cmds chan string // "stop", "pause", "resume"; closed when the daemon goes away
+	c       net.Conn
+	mu      sync.Mutex
+	enc     *json.Encoder
+	cmds    chan sessionCmd // closed when the daemon goes away
+	network string          // the proxy's network and address, for dials
+	addr    string
+	user    string
+	pass    string
+	weak    bool // the sandbox shares the computer's loopback: no dials
+}
+
+// sessionCmd is one line the daemon sends: "stop", "pause", "resume", or
+// "dial" with a host, port and token (see DialRoute).
+type sessionCmd struct {
+	Cmd   string `json:"cmd"`
+	Host  string `json:"host,omitempty"`
+	Port  int    `json:"port,omitempty"`
+	Token string `json:"token,omitempty"`
 }
 
 // openSession asks the proxy for the daemon's session route directly on
@@ -96,7 +110,8 @@ func openSession(network, addr, user, pass string) (*session, error) {
 		return nil, fmt.Errorf("the daemon refused the session: %s", resp.Status)
 	}
 	_ = c.SetDeadline(time.Time{})
-	s := &session{c: c, enc: json.NewEncoder(c), cmds: make(chan string, 8)}
+	s := &session{c: c, enc: json.NewEncoder(c), cmds: make(chan sessionCmd, 8),
+		network: network, addr: addr, user: user, pass: pass}
 	go s.read(br)
 	return s, nil
 }
@@ -105,13 +120,11 @@ func (s *session) read(br *bufio.Reader) {
 	defer close(s.cmds)
 	dec := json.NewDecoder(br)
 	for {
-		var m struct {
-			Cmd string `json:"cmd"`
-		}
+		var m sessionCmd
 		if err := dec.Decode(&m); err != nil {
 			return
 		}
-		s.cmds <- m.Cmd
+		s.cmds <- m
 	}
 }
 
@@ -126,7 +139,7 @@ func (s *session) send(v any) {
 	_ = s.enc.Encode(v)
 }
 
-func (s *session) commands() <-chan string {
+func (s *session) commands() <-chan sessionCmd {
 	if s == nil {
 		return nil
 	}

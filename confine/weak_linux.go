@@ -66,6 +66,9 @@ func runWeak(args []string) int {
 	if err != nil {
 		return initFail("%v: the command did not run", err)
 	}
+	if sess != nil {
+		sess.weak = true
+	}
 	o.rules.write = append(o.rules.write, tmp)
 	o.rules.files = append(o.rules.files, "/dev")
 	o.rules.netPort = port

@@ -17,7 +17,9 @@ const (
 	ProtoConnect = "connect"
 	ProtoSOCKS5  = "socks5"
 	ProtoRoute   = "route"
-	ProtoAsk     = "ask" // a question to the person (the Asker), and its answer
+	ProtoAsk     = "ask"   // a question to the person (the Asker), and its answer
+	ProtoOpen    = "open"  // a page a sandbox asked to open in the person's browser
+	ProtoOAuth   = "oauth" // a login's callback port on the host, and the request it passed
 )
 
 // Decisions of a [Record].

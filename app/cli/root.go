@@ -40,6 +40,9 @@ func Main(args []string) int {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if oa, ok := openerArgs(args); ok {
+		args = oa // inside a sandbox: $BROWSER, xdg-open and the like
+	}
 	name := filepath.Base(args[0])
 	root := newRoot(name)
 	root.SetArgs(args[1:])
@@ -106,6 +109,7 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 		newDaemonCmd(),
 		newTrayCmd(),
 		newConnectCmd(),
+		newOpenCmd(),
 		newInitCmd(),
 		newWindowsACLRunCmd(),
 	)

@@ -3,10 +3,13 @@ package daemon
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"lnk.dev/sandbox/assets"
 	"lnk.dev/sandbox/bridges"
 	"lnk.dev/sandbox/bridges/asks"
+	"lnk.dev/sandbox/bridges/oauth"
+	"lnk.dev/sandbox/bridges/open"
 	"lnk.dev/sandbox/dialogs"
 	"lnk.dev/sandbox/proxy"
 	"lnk.dev/sandbox/spec"
@@ -58,6 +61,7 @@ func (d *Daemon) recordAsk(e dialogs.Event) {
 func (d *Daemon) bridgeList() []bridges.Bridge {
 	return []bridges.Bridge{
 		&asks.Bridge{Asker: d.asker},
+		&open.Bridge{Asker: d.asker, Open: d.cfg.OpenURL, Relays: &oauth.Relays{Wait: d.cfg.CallbackWait}},
 	}
 }
 
@@ -73,6 +77,9 @@ func (d *Daemon) registerBridges(sb *sandbox, pol *spec.Policy) {
 			r.Sandbox = sb.info.ID
 			d.log.Write(r)
 		},
+	}
+	if runtime.GOOS == "linux" {
+		bs.DialInside = d.dialInside(sb) // the sandbox's loopback is its own
 	}
 	for _, b := range d.bridges {
 		b.Register(bs)

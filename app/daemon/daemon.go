@@ -52,6 +52,13 @@ type Config struct {
 	// Ready, if set, is called once the daemon is set up and before it
 	// serves, with the daemon, for in-process views (the tray).
 	Ready func(*Daemon)
+	// OpenURL opens a page a sandbox was allowed to open, in the person's
+	// browser outside; nil is the system's opener (xdg-open, open, the
+	// URL handler). Tests give a headless browser.
+	OpenURL func(ctx context.Context, url string) error
+	// CallbackWait is how long a login's callback port waits for its
+	// request (default five minutes).
+	CallbackWait time.Duration
 }
 
 // Daemon is a running daemon. It implements localapi.Backend.

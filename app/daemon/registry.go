@@ -15,6 +15,7 @@ import (
 
 	"lnk.dev/sandbox/app/apitype"
 	"lnk.dev/sandbox/app/safesocket"
+	"lnk.dev/sandbox/confine"
 	"lnk.dev/sandbox/proxy"
 	"lnk.dev/sandbox/spec"
 )
@@ -32,6 +33,7 @@ type sandbox struct {
 	finished time.Time
 	done     chan struct{} // closed when the sandbox is finished
 	once     sync.Once
+	dials    dials // dials into the sandbox waiting for init
 }
 
 // randomHex returns n random bytes as hex.
@@ -149,6 +151,7 @@ func (d *Daemon) startProxy(sb *sandbox, pol *spec.Policy) error {
 		return err
 	}
 	p.Handle("session", "", d.sessionHandler(sb))
+	p.Handle(confine.DialRoute, "", d.dialHandler(sb))
 	sb.proxy, sb.ln = p, ln
 	d.registerBridges(sb, pol)
 	go p.Serve(ln)

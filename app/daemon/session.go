@@ -60,15 +60,22 @@ type event struct {
 
 // command is a line the daemon sends.
 type command struct {
-	Cmd string `json:"cmd"` // stop, pause or resume
+	Cmd string `json:"cmd"` // stop, pause, resume or dial
+	// Host, Port and Token are a dial's (see dial.go).
+	Host  string `json:"host,omitempty"`
+	Port  int    `json:"port,omitempty"`
+	Token string `json:"token,omitempty"`
 }
 
 // maxEventLine bounds one line from init.
 const maxEventLine = 4 << 10
 
 // send writes one command to init.
-func (s *session) send(cmd string) error {
-	b, _ := json.Marshal(command{Cmd: cmd})
+func (s *session) send(cmd string) error { return s.sendCommand(command{Cmd: cmd}) }
+
+// sendCommand writes one command line to init.
+func (s *session) sendCommand(cmd command) error {
+	b, _ := json.Marshal(cmd)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
