@@ -25,10 +25,12 @@
 //     is gone.
 //   - bwrap: --unshare-all (no network but the sandbox's own loopback),
 //     --die-with-parent, --as-pid-1, --cap-drop ALL, --new-session unless
-//     KeepSession (enter), --info-fd 3.
-//   - init (pid 1 of the sandbox): sets itself non-dumpable; writes
-//     /run/lnk/bin/xdg-open (BROWSER; it refuses with a clear message
-//     until `lnk sandbox open` exists), an empty git template folder
+//     KeepSession (enter), --info-fd 3; it links xdg-open,
+//     sensible-browser, x-www-browser and www-browser in /run/lnk/bin to
+//     the lnk binary, which answers to those names as the browser opener
+//     (BROWSER=/run/lnk/bin/xdg-open; see bridges/open).
+//   - init (pid 1 of the sandbox): sets itself non-dumpable; puts
+//     /run/lnk/bin first on PATH; writes an empty git template folder
 //     (GIT_TEMPLATE_DIR: git init copies no hooks) and git's ignore file
 //     naming the placeholders; starts the relay on 127.0.0.1:PORT and
 //     [::1]:PORT to /run/lnk/proxy.sock (ours, no socat: it hands each
@@ -42,7 +44,9 @@
 //     exits, kills what is left in the sandbox, reports the exit on the
 //     session, and exits with the command's code (128+N when killed by
 //     signal N). A "stop" from the daemon kills everything and exits 143;
-//     "pause"/"resume" SIGSTOP/SIGCONT every process; a dropped session
+//     "pause"/"resume" SIGSTOP/SIGCONT every process; "dial" connects
+//     to a port on the sandbox's loopback and carries the connection to
+//     the daemon (a login's callback: see [DialRoute]); a dropped session
 //     kills everything and exits 125 (fail closed).
 //
 // The proxy credentials reach init in HTTP_PROXY, never on a command
