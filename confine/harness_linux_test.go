@@ -71,6 +71,7 @@ type fakeProxy struct {
 	connects []string
 	session  func(c net.Conn, br *bufio.ReadWriter) // daemon side of a session, or nil
 	health   int                                    // status for /health; 0 = 200
+	opened   []string                               // bodies POSTed to /open (denied, each)
 }
 
 func (p *fakeProxy) setHealth(code int) {
@@ -125,6 +126,13 @@ func (p *fakeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = io.WriteString(w, "ok")
+	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/open" && r.Method == http.MethodPost:
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		p.mu.Lock()
+		p.opened = append(p.opened, string(body))
+		p.mu.Unlock()
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"outcome":"denied","message":"the page was not opened: the test says no"}`)
 	case r.URL.Host == "lnk.sandbox" && r.URL.Path == "/session" && session != nil:
 		c, brw, err := w.(http.Hijacker).Hijack()
 		if err != nil {

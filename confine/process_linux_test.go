@@ -56,9 +56,17 @@ func TestEnvironmentInside(t *testing.T) {
 	if len(lines) != 3 || lines[0] != want || !strings.Contains(lines[1], InnerLnk+" sandbox connect %h %p") || lines[2] != "none" {
 		t.Fatalf("env inside:\n%s\nwant first line %s", r.stdout, want)
 	}
-	r = b.sh(`"$BROWSER" https://example.com/`)
-	if r.code == 0 || !strings.Contains(r.stderr, "no open bridge") {
-		t.Fatalf("BROWSER shim: %+v", r)
+	// The openers are lnk, first on PATH, and ask the proxy's open route.
+	r = b.sh(`"$BROWSER" https://example.com/a; echo "$?"; for n in xdg-open sensible-browser x-www-browser www-browser; do command -v $n; done; xdg-open https://example.com/b; echo "$?"`)
+	want = "3\n" + strings.Join([]string{InnerOpener, OpenerDir + "/sensible-browser", OpenerDir + "/x-www-browser", OpenerDir + "/www-browser"}, "\n") + "\n3\n"
+	if r.stdout != want || !strings.Contains(r.stderr, "the test says no") {
+		t.Fatalf("openers inside: %+v\nwant stdout %q", r, want)
+	}
+	b.proxy.mu.Lock()
+	opened := strings.Join(b.proxy.opened, "\n")
+	b.proxy.mu.Unlock()
+	if opened != `{"url":"https://example.com/a"}`+"\n"+`{"url":"https://example.com/b"}` {
+		t.Errorf("the open route got %q", opened)
 	}
 }
 
