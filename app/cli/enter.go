@@ -135,8 +135,8 @@ func enter(c *cobra.Command, stderr io.Writer, p *spec.Policy, argv []string) er
 		}
 	}
 	name := "ssh"
-	if client, _, ok := strings.Cut(os.Getenv("SSH_CLIENT"), " "); ok {
-		name = "ssh " + client
+	if from, _, ok := strings.Cut(os.Getenv("SSH_CLIENT"), " "); ok {
+		name = "ssh " + from // as list and the log show it
 	}
 	req := &apitype.WrapRequest{Name: name, Policy: p, Argv: argv, Env: env, KeepSession: true}
 	ctx := c.Context()
