@@ -15,7 +15,9 @@
 //
 // Wrap registers a sandbox: an id (12 hex digits), a 256-bit random
 // secret, a proxy listening on sb/<id>/proxy.sock (folder 0700, socket
-// 0600) and the confining command from confine.Wrap. The CLI resolves the
+// 0600) and, on macOS and Windows, where the sandbox shares this machine's
+// loopback, on 127.0.0.1 at a port the system picks (behind the same
+// secret), and the confining command from confine.Wrap. The CLI resolves the
 // spec itself (it has the caller's HOME, folder and PATH, and shows the
 // spec's errors with their lines) and sends the resolved spec.Policy;
 // the daemon adds its own folders to the policy's hidden lnk dirs in case

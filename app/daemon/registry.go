@@ -64,10 +64,15 @@ func (d *Daemon) Wrap(ctx context.Context, req *apitype.WrapRequest) (*apitype.W
 	if err := d.startProxy(sb, &pol); err != nil {
 		return nil, err
 	}
+	port, err := d.wallPort(sb)
+	if err != nil {
+		d.finish(sb)
+		return nil, err
+	}
 	cmd, err := wallWrap(&wallRequest{
 		Policy: &pol, Argv: req.Argv, Env: req.Env, Dir: req.Dir,
 		SandboxID: id, Secret: sb.secret, LnkPath: d.cfg.LnkPath,
-		ProxySocket: filepath.Join(sb.dir, "proxy.sock"), ProxyPort: proxyPort(),
+		ProxySocket: filepath.Join(sb.dir, "proxy.sock"), ProxyPort: port,
 		KeepSession: req.KeepSession,
 	})
 	if err != nil {
