@@ -357,6 +357,14 @@
 //     CommandLineToArgvW gives it back exactly (a round-trip fuzzer checks
 //     it against a parser of those rules written in the tests); a batch
 //     file's arguments with characters cmd.exe reads itself are refused.
+//   - the session: when [SessionSocketEnv] names the proxy's socket (Wrap
+//     sets it, and the runner takes it out of the command's environment),
+//     the runner opens the sandbox's daemon session there before the
+//     command starts (the daemon reads its pid with
+//     SIO_AF_UNIX_GETPEERPID), reports start and exit, ends the whole job
+//     on "stop" (143) or when the daemon goes away (125); pause and resume
+//     are not supported on Windows and say so. Without the variable (the
+//     runner on its own) there is no session.
 //   - failures: every failure of the runner's own prints one line
 //     "windows-acl-run: <detail>" and exits 127 ([WinRunFailure]); the
 //     command never starts unless the token, the job and the grants are

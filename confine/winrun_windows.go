@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -72,6 +73,10 @@ func RunWindowsACL(args []string, stderr io.Writer) int {
 			return fail("set %s: %v", k, err)
 		}
 	}
+	sess, err := runnerSession()
+	if err != nil {
+		return fail("%v", err)
+	}
 	signal.Ignore(os.Interrupt) // Ctrl-C reaches the command; the runner stays to mirror its code
 	// The environment is the runner's own, set explicitly: with a token
 	// and no Env, Go would build the token user's default block instead,
@@ -79,10 +84,65 @@ func RunWindowsACL(args []string, stderr io.Writer) int {
 	cmd := &exec.Cmd{Path: path, Args: plan.Argv, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Token: syscall.Token(token), CmdLine: plan.CommandLine}}
 	if err := cmd.Start(); err != nil {
+		sess.send(map[string]any{"event": "exit", "code": WinRunFailure})
 		return fail("start %s under the restricted token: %v", path, err)
 	}
+	sess.send(map[string]any{"event": "start", "pid": cmd.Process.Pid})
+	var ended atomic.Bool // set before the exit event: the daemon may close the session then
+	if sess != nil {
+		go followSession(sess, job, &ended, stderr)
+	}
 	_ = cmd.Wait()
-	return cmd.ProcessState.ExitCode()
+	ended.Store(true)
+	code := cmd.ProcessState.ExitCode()
+	sess.send(map[string]any{"event": "exit", "code": code})
+	return code
+}
+
+// SessionSocketEnv names the proxy's socket to the runner when a daemon
+// keeps the sandbox (Wrap sets it): the runner opens the sandbox's
+// session there, as init does on Linux and macOS. Without it (the
+// runner on its own) there is no session.
+const SessionSocketEnv = "LNK_SESSION_SOCKET"
+
+// runnerSession opens the daemon session named by SessionSocketEnv, and
+// takes the variable out of the command's environment.
+func runnerSession() (*session, error) {
+	socket := os.Getenv(SessionSocketEnv)
+	if socket == "" {
+		return nil, nil
+	}
+	os.Unsetenv(SessionSocketEnv)
+	user, pass, _, err := proxyCreds()
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSession("unix", socket, user, pass)
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox's session: %v: check that lnk's daemon runs", err)
+	}
+	return s, nil
+}
+
+// followSession carries out the daemon's commands: stop ends every
+// process of the job (the runner too) with 143, a session that drops
+// with 125. Windows has no stop signal for a process tree, so pause and
+// resume are refused with a line on stderr.
+func followSession(sess *session, job windows.Handle, ended *atomic.Bool, stderr io.Writer) {
+	for c := range sess.commands() {
+		switch {
+		case ended.Load():
+			return
+		case c == "stop":
+			windows.TerminateJobObject(job, 143)
+		case c == "pause" || c == "resume":
+			fmt.Fprintf(stderr, "windows-acl-run: %s is not supported on Windows; the command runs on\n", c)
+		}
+	}
+	if !ended.Load() {
+		fmt.Fprintf(stderr, "windows-acl-run: %v\n", errDaemonGone)
+		windows.TerminateJobObject(job, exitFailure)
+	}
 }
 
 func cut(kv string) (k, v string, ok bool) {

@@ -25,7 +25,8 @@ func Wrap(r *Request) (*Command, error) {
 	if err != nil {
 		return nil, fmt.Errorf("confine: the sandbox's temp folder: %v", err)
 	}
-	return &Command{Argv: WindowsRunArgv(r, tmp), Env: r.HostEnviron("windows", tmp), Dir: r.dir()}, nil
+	env := append(r.HostEnviron("windows", tmp), SessionSocketEnv+"="+r.ProxySocket)
+	return &Command{Argv: WindowsRunArgv(r, tmp), Env: env, Dir: r.dir()}, nil
 }
 
 // Check reports whether the wall can stand here. The runner checks what

@@ -58,13 +58,14 @@ var Enforcements = []Enforcement{
 		Ready: true,
 		Enforced: []string{
 			"writes: only the sandbox's folder (when the spec writes it) and a private temp folder; other allow_write paths are NOT writable",
-			"the command and everything it starts end with the runner (a job object, no breakaway)",
+			"the command and everything it starts end with the runner (a job object, no breakaway); stop ends them all",
 		},
 		NotDone: []string{
 			"reads are NOT confined: the sandbox can read every file you can, hidden paths and home's secrets included",
 			"network is NOT confined: the proxy is advice a program may ignore; mode = \"proxy\" cannot hold a program to it here",
 			"programs: any program may run",
 			"deny_write and protected files (shell rc, git hooks and config, editor config) inside the folder: writable like the rest of it",
+			"pause and resume: Windows has no way to stop a process tree's clock; the command runs on",
 		},
 	},
 }
