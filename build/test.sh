@@ -15,7 +15,8 @@ fail() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the tests use: the wall, GUI tests, real clients.
 apt_pkgs=(bubblewrap xvfb xauth zenity xdotool x11-utils imagemagick dbus dbus-x11
-	git curl iproute2 socat ripgrep openssh-client openssh-server procps chromium)
+	git curl iproute2 socat ripgrep openssh-client openssh-server procps chromium
+	xfce4-panel) # xfce4-panel: a real tray host (StatusNotifierItem) for the tray's screenshot test
 
 step "dependencies"
 . build/need-go.sh

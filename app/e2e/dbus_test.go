@@ -5,7 +5,9 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,10 +21,16 @@ import (
 
 // privateBus starts a session dbus-daemon of the test's own and returns
 // its address; it is killed (by pid) when the test ends.
-func privateBus(t *testing.T) string {
+func privateBus(t *testing.T) string { return privateBusEnv(t, nil) }
+
+// privateBusEnv starts the bus with env added to the test's (the
+// environment of the services it starts on demand). The services it
+// started are killed with it.
+func privateBusEnv(t *testing.T, env []string) string {
 	t.Helper()
 	testenv.NeedCommand(t, "dbus-daemon", "dbus")
 	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +39,14 @@ func privateBus(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start dbus-daemon: %v", err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		kids := childrenOf(cmd.Process.Pid)
+		cmd.Process.Kill()
+		cmd.Wait()
+		for _, pid := range kids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(out).ReadString('\n')
@@ -47,6 +62,32 @@ func privateBus(t *testing.T) string {
 		t.Fatal("dbus-daemon did not start within 10s")
 	}
 	return ""
+}
+
+// childrenOf lists the pids whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // busConn connects to the bus at addr; closed when the test ends.
@@ -334,4 +375,10 @@ func (v *trayView) waitMenu(what string, ok func(menuItem) bool) menuItem {
 	}
 	v.t.Fatalf("the menu never showed %s:\n%s", what, strings.Join(m.labels(""), "\n"))
 	return m
+}
+
+// hasName reports whether name has an owner on c's bus.
+func hasName(c *dbus.Conn, name string) bool {
+	var ok bool
+	return c.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&ok) == nil && ok
 }
