@@ -55,6 +55,29 @@ func (w *world) startTray(bus string, extra ...string) (*exec.Cmd, *syncBuffer) 
 	return nil, nil
 }
 
+// clickUntil clicks the item labelled item in the submenu of the entry
+// whose label starts with entry, again until done says it took effect (a
+// click that lands while the menu is rebuilt is lost).
+func (v *trayView) clickUntil(entry, item string, done func() bool) {
+	v.t.Helper()
+	for i := 0; ; i++ {
+		if e, ok := v.menu().find(entry); ok {
+			if it, ok := e.find(item); ok {
+				v.click(it.ID)
+			}
+		}
+		for j := 0; j < 5; j++ {
+			if done() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if i == 40 {
+			v.t.Fatalf("clicking %s > %s had no effect:\n%s", entry, item, strings.Join(v.menu().labels(""), "\n"))
+		}
+	}
+}
+
 // rss returns a process's resident memory in KiB.
 func rss(t *testing.T, pid int) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -84,7 +107,10 @@ func TestTrayOverDBus(t *testing.T) {
 	notes := serveNotifications(t, bus)
 	// No display: questions cannot be dialogs and wait on the queue,
 	// which the tray watches.
-	cmd, _ := w.startTray(bus)
+	bin := filepath.Join(w.root, "desktop-bin")
+	os.Mkdir(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "xdg-open"), []byte("#!/bin/sh\necho \"$1\" > "+filepath.Join(w.root, "opened")+"\n"), 0o755)
+	cmd, _ := w.startTray(bus, "PATH="+bin+":"+os.Getenv("PATH"))
 	tv := &trayView{t: t, conn: busConn(t, bus), name: watcher.item(t)}
 
 	if got := tv.prop("Title").Value(); got != "lnk sandbox" {
@@ -105,7 +131,11 @@ func TestTrayOverDBus(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // settle before measuring idle memory
-	t.Logf("FIGURE tray+daemon idle RSS: %d KiB", rss(t, cmd.Process.Pid))
+	idleRSS := rss(t, cmd.Process.Pid)
+	t.Logf("FIGURE tray+daemon idle RSS: %d KiB", idleRSS)
+	if idleRSS > 35<<10 {
+		t.Errorf("the tray and daemon idle at %d KiB, over the 35 MiB goal", idleRSS)
+	}
 
 	marker := "lnk-tray-marker-" + strconv.Itoa(os.Getpid())
 	wrapped := time.Now()
@@ -147,26 +177,32 @@ func TestTrayOverDBus(t *testing.T) {
 	notes.wait(t, "connection blocked", "blocked.example:80")
 	notes.wait(t, "a question waits", "beta")
 
+	// Pause and resume beta from its submenu: the icon and tooltip say
+	// so.
+	tv.clickUntil("beta — running", "Pause", func() bool { return w.sandbox(b.ID).State == apitype.StatePaused })
+	tv.waitMenu("beta paused", func(m menuItem) bool {
+		e, ok := m.find("beta — paused")
+		_, okR := e.find("Resume")
+		return ok && okR && tv.tooltip() == "lnk sandbox: 1 running, 1 paused, 1 question"
+	})
+	tv.clickUntil("beta — paused", "Resume", func() bool { return w.sandbox(b.ID).State == apitype.StateRunning })
+
+	// Show log writes beta's log as text and opens it with the
+	// desktop's opener (here a stand-in that notes what it was given).
+	opened := filepath.Join(w.root, "opened")
+	tv.clickUntil("beta — ", "Show log", func() bool { _, err := os.Stat(opened); return err == nil })
+	path, _ := os.ReadFile(opened)
+	text, err := os.ReadFile(strings.TrimSpace(string(path)))
+	if err != nil || !strings.Contains(string(text), b.ID+"  deny   blocked.example:80") {
+		t.Errorf("Show log opened %s: %v\n%s", path, err, text)
+	}
+
 	// Stop alpha from the menu; a click that lands while the menu is
 	// rebuilt is lost, so it is sent again until the effect shows.
 	if len(processesWith(marker)) == 0 {
 		t.Fatal("cannot see alpha's processes")
 	}
-	for i := 0; ; i++ {
-		stop, ok := tv.menu().find("alpha — ")
-		if ok {
-			if s, ok := stop.find("Stop"); ok {
-				tv.click(s.ID)
-			}
-		}
-		if w.sandbox(a.ID).State == apitype.StateStopped {
-			break
-		}
-		if i == 40 {
-			t.Fatalf("Stop in the menu did not stop alpha:\n%s", strings.Join(tv.menu().labels(""), "\n"))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	tv.clickUntil("alpha — ", "Stop", func() bool { return w.sandbox(a.ID).State == apitype.StateStopped })
 	pa.wait(t, 10*time.Second)
 	if !waitGone(sa.InitPID, 5*time.Second) {
 		t.Errorf("alpha's init %d survived Stop", sa.InitPID)
@@ -187,4 +223,97 @@ func TestTrayOverDBus(t *testing.T) {
 			t.Errorf("a notification shows too much: %+v", n)
 		}
 	}
+}
+
+// doctor says why no tray icon shows, and whether notifications can be
+// sent, from what is on the session bus.
+func TestDoctorTray(t *testing.T) {
+	w := newWorld(t, true)
+	bus := privateBus(t)
+	w.extraEnv = []string{"DBUS_SESSION_BUS_ADDRESS=" + bus}
+	out := w.lnk("doctor").stdout
+	if !strings.Contains(out, "warn  tray icon: no StatusNotifier host on the session bus") ||
+		!strings.Contains(out, "AppIndicator extension") {
+		t.Errorf("doctor without a tray host:\n%s", out)
+	}
+	serveWatcher(t, bus)
+	serveNotifications(t, bus)
+	out = w.lnk("doctor").stdout
+	for _, want := range []string{"ok    tray icon: a StatusNotifier host", "ok    notifications: a notification service runs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// xwindow waits up to d for a visible window whose name matches title on
+// display, and returns its id.
+func xwindow(display, title string, d time.Duration) string {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", title)
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		out, _ := cmd.Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			return f[0]
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return ""
+}
+
+func xkey(t *testing.T, display, wid, key string) {
+	t.Helper()
+	cmd := exec.Command("xdotool", "windowfocus", "--sync", wid, "key", key)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool key %s: %v\n%s", key, err, out)
+	}
+}
+
+// Quit asks first while a sandbox runs, naming it and what happens to
+// it; "Keep running" (the default) keeps everything, "Quit and stop them"
+// ends the tray, its daemon, and the sandbox.
+func TestTrayQuitAsks(t *testing.T) {
+	testenv.NeedCommand(t, "zenity", "zenity")
+	testenv.NeedCommand(t, "xdotool", "xdotool")
+	w := newWorld(t, true)
+	display := xvfb(t)
+	bus := privateBus(t)
+	watcher := serveWatcher(t, bus)
+	cmd, _ := w.startTray(bus, "DISPLAY="+display, "NO_AT_BRIDGE=1")
+	tv := &trayView{t: t, conn: busConn(t, bus), name: watcher.item(t)}
+	resp, p := w.startWrapped("--name", "job", "--", "sleep", "600")
+	w.waitState(resp.ID, apitype.StateRunning)
+	tv.waitMenu("job", func(m menuItem) bool { _, ok := m.find("job — running"); return ok })
+
+	quit := func() string {
+		for i := 0; i < 10; i++ {
+			if q, ok := tv.menu().find("Quit"); ok {
+				tv.click(q.ID)
+			}
+			if wid := xwindow(display, "Quit lnk sandbox", 3*time.Second); wid != "" {
+				return wid
+			}
+		}
+		t.Fatal("Quit showed no dialog")
+		return ""
+	}
+	wid := quit()
+	screenshot(t, display, filepath.Join(artifacts(t), "tray-quit.png"))
+	xkey(t, display, wid, "Return") // the default button: Keep running
+	for i := 0; i < 50 && xwindow(display, "Quit lnk sandbox", 0) != ""; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if !alive(cmd.Process.Pid) || w.sandbox(resp.ID).State != apitype.StateRunning {
+		t.Fatal("Keep running did not keep the tray and the sandbox running")
+	}
+
+	wid = quit()
+	xkey(t, display, wid, "alt+q")
+	if !waitGone(cmd.Process.Pid, 15*time.Second) {
+		t.Fatal("Quit and stop them did not end the tray")
+	}
+	p.wait(t, 15*time.Second)
 }

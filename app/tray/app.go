@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"lnk.dev/sandbox/app/apitype"
@@ -48,7 +49,8 @@ type app struct {
 	note *notifier
 	quit func() // ends the tray
 
-	poke chan struct{} // buffered 1: something changed
+	poke     chan struct{} // buffered 1: something changed
+	quitting atomic.Bool   // Quit's question is on the screen
 
 	mu     sync.Mutex
 	events []apitype.Event // registry changes not yet notified
@@ -271,14 +273,22 @@ func (a *app) showQuestion(id string) {
 
 // tryQuit ends the tray and the daemon, asking first when sandboxes run.
 func (a *app) tryQuit() {
+	if !a.quitting.CompareAndSwap(false, true) {
+		return // its question is on the screen already
+	}
+	defer a.quitting.Store(false)
 	v := a.view()
 	if v.Live > 0 {
 		names := make([]string, 0, len(v.Sandboxes))
 		for _, s := range v.Sandboxes {
 			names = append(names, s.Label)
 		}
-		text := fmt.Sprintf("%d sandbox(es) are running:\n\n%s\n\nQuitting stops lnk's daemon: their network is cut at once and their commands are ended (SIGTERM, then SIGKILL).",
+		text := fmt.Sprintf("%d sandboxes are running:\n\n%s\n\nQuitting stops lnk's daemon: their network is cut at once and their commands are ended (SIGTERM, then SIGKILL).",
 			v.Live, strings.Join(names, "\n"))
+		if v.Live == 1 {
+			text = fmt.Sprintf("A sandbox is running:\n\n%s\n\nQuitting stops lnk's daemon: its network is cut at once and its command is ended (SIGTERM, then SIGKILL).",
+				names[0])
+		}
 		if !a.o.Confirm("Quit lnk sandbox?", text, "_Quit and stop them", "_Keep running") {
 			return
 		}
