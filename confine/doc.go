@@ -238,7 +238,11 @@
 // the proxy's unix socket SOCK (so the daemon learns init's pid from the
 // connection), runs the command in a process group of its own, passes
 // signals on, carries out stop, pause and resume on that group, mirrors
-// the exit code and removes the private temp folder DIR (TMPDIR).
+// the exit code and removes the private temp folder DIR (TMPDIR). It
+// links the browser openers (xdg-open and the like) to lnk in DIR/bin,
+// first on PATH, and sets BROWSER to one: a page opens through the
+// proxy's open bridge, as on Linux (macOS's open(1) needs
+// LaunchServices, which the profile denies).
 //
 // The profile, in order (Seatbelt applies the last rule that matches):
 //

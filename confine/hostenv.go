@@ -1,6 +1,8 @@
 package confine
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -66,4 +68,37 @@ func WindowsRunArgv(r *Request, tmp string) []string {
 	argv := []string{r.LnkPath, "sandbox", "windows-acl-run",
 		"--workspace", r.Policy.Folder, "--temp", tmp, "--mode", mode, "--"}
 	return append(argv, r.Argv...)
+}
+
+// parseSeatbeltInit reads the flags SeatbeltArgv gives init.
+func parseSeatbeltInit(args []string) (port int, socket, tmp string, argv []string, err error) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			argv = args[i+1:]
+			i = len(args)
+		case a == "--port" && i+1 < len(args):
+			port, err = strconv.Atoi(args[i+1])
+			i++
+		case a == "--socket" && i+1 < len(args):
+			socket = args[i+1]
+			i++
+		case a == "--tmp" && i+1 < len(args):
+			tmp = args[i+1]
+			i++
+		default:
+			return 0, "", "", nil, fmt.Errorf("unknown argument %q", a)
+		}
+	}
+	switch {
+	case err != nil || port <= 0 || port > 65535:
+		return 0, "", "", nil, errors.New("--port needs the proxy's port")
+	case socket == "":
+		return 0, "", "", nil, errors.New("--socket needs the proxy's socket")
+	case tmp == "":
+		return 0, "", "", nil, errors.New("--tmp needs the sandbox's temp folder")
+	case len(argv) == 0:
+		return 0, "", "", nil, errors.New("no command after --")
+	}
+	return port, socket, tmp, argv, nil
 }

@@ -53,3 +53,28 @@ func TestSeatbeltAndWindowsArgv(t *testing.T) {
 		t.Errorf("a folder the spec does not write: %s", got)
 	}
 }
+
+// TestParseSeatbeltInit: init reads back what SeatbeltArgv writes, and
+// refuses anything else.
+func TestParseSeatbeltInit(t *testing.T) {
+	p, _ := fixturePolicy(t, "default")
+	r := &Request{Policy: p, Argv: []string{"sh", "-c", "x -- y"}, SandboxID: "s", Secret: "s", LnkPath: "/bin/lnk", ProxySocket: "/run/p.sock", ProxyPort: 4321}
+	argv := SeatbeltArgv(r, "(version 1)", "/tmp/t")
+	port, socket, tmp, cmd, err := parseSeatbeltInit(argv[8:]) // after "lnk sandbox init --seatbelt"
+	if err != nil || port != 4321 || socket != "/run/p.sock" || tmp != "/tmp/t" || strings.Join(cmd, " ") != "sh -c x -- y" {
+		t.Fatalf("got %d %q %q %q %v", port, socket, tmp, cmd, err)
+	}
+	for _, bad := range [][]string{
+		{"--port", "0", "--socket", "s", "--tmp", "t", "--", "x"},
+		{"--port", "x", "--socket", "s", "--tmp", "t", "--", "x"},
+		{"--port", "1", "--tmp", "t", "--", "x"},
+		{"--port", "1", "--socket", "s", "--", "x"},
+		{"--port", "1", "--socket", "s", "--tmp", "t", "--"},
+		{"--port", "1", "--socket", "s", "--tmp", "t", "--evil", "--", "x"},
+		{"--port"},
+	} {
+		if _, _, _, _, err := parseSeatbeltInit(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -41,44 +41,37 @@ func RunInit(args []string) int {
 	if err != nil {
 		return initFail("%v: the command did not run", err)
 	}
+	linkOpeners(tmp)
 	return superviseGroup(argv, sess)
+}
+
+// linkOpeners makes lnk the sandbox's browser opener, as on Linux: links
+// named xdg-open and the like to the lnk binary in DIR/bin, first on
+// PATH, and BROWSER. A page then opens through the proxy's open bridge,
+// asking the person; macOS's own open(1) needs LaunchServices, which the
+// profile denies. Without the links the command still runs, only its
+// pages do not open.
+func linkOpeners(tmp string) {
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	bin := filepath.Join(tmp, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		return
+	}
+	for _, n := range OpenerNames {
+		if os.Symlink(self, filepath.Join(bin, n)) != nil {
+			return
+		}
+	}
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.Setenv("BROWSER", filepath.Join(bin, OpenerNames[0]))
 }
 
 func initFail(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "lnk: "+format+"\n", args...)
 	return exitFailure
-}
-
-func parseSeatbeltInit(args []string) (port int, socket, tmp string, argv []string, err error) {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--":
-			argv = args[i+1:]
-			i = len(args)
-		case a == "--port" && i+1 < len(args):
-			port, err = strconv.Atoi(args[i+1])
-			i++
-		case a == "--socket" && i+1 < len(args):
-			socket = args[i+1]
-			i++
-		case a == "--tmp" && i+1 < len(args):
-			tmp = args[i+1]
-			i++
-		default:
-			return 0, "", "", nil, fmt.Errorf("unknown argument %q", a)
-		}
-	}
-	switch {
-	case err != nil || port <= 0 || port > 65535:
-		return 0, "", "", nil, errors.New("--port needs the proxy's port")
-	case socket == "":
-		return 0, "", "", nil, errors.New("--socket needs the proxy's socket")
-	case tmp == "":
-		return 0, "", "", nil, errors.New("--tmp needs the sandbox's temp folder")
-	case len(argv) == 0:
-		return 0, "", "", nil, errors.New("no command after --")
-	}
-	return port, socket, tmp, argv, nil
 }
 
 // superviseGroup runs argv in a process group of its own and returns its

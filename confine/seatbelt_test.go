@@ -369,3 +369,73 @@ func FuzzGlobRegex(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSeatbeltProfile: whatever a hidden, re-allowed or writable path
+// holds, the whole profile reads, has the same number of rules, and
+// means what the spec's algebra says on paths in and around it.
+func FuzzSeatbeltProfile(f *testing.F) {
+	for _, s := range []string{"/w/secret", `/w/a"b`, `/w/a\b`, "/w/a)(allow file-write* (subpath \"/\"))", "/", "/w", "/l/x", "/w/é ü", "/x/;c"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(1))
+		f.Add(s, uint8(2))
+	}
+	base := func() *spec.Policy {
+		return &spec.Policy{Source: "fuzz", Home: "/h", Folder: "/w",
+			Writable: []spec.Path{{Path: "/w", Dir: true, Exists: true, From: "w"}},
+			Hidden:   []spec.Path{{Path: "/h/.ssh", Dir: true, Exists: true, From: "home secrets"}},
+			Link:     []string{"/l"}, Network: spec.NetworkPolicy{Mode: spec.ModeProxy}}
+	}
+	o := SeatbeltOptions{ProxyPort: 1, LnkPath: "/bin/lnk"}
+	plain, err := SeatbeltProfile(base(), o)
+	if err != nil {
+		f.Fatal(err)
+	}
+	forms, _ := readSBPL(plain)
+	f.Fuzz(func(t *testing.T, p string, kind uint8) {
+		if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			return
+		}
+		pol := base()
+		x := spec.Path{Path: p, Exists: true, From: "fuzz"}
+		switch kind % 3 {
+		case 0:
+			pol.Hidden = append(pol.Hidden, x)
+		case 1:
+			pol.Hidden = append(pol.Hidden, spec.Path{Path: "/w/h", Exists: true, From: "h"})
+			pol.ReadAllow = append(pol.ReadAllow, x)
+		case 2:
+			pol.WriteDenied = append(pol.WriteDenied, x)
+		}
+		prof, err := SeatbeltProfile(pol, o)
+		if err != nil {
+			if sbplCheck(p) == nil {
+				t.Fatalf("%q refused: %v", p, err)
+			}
+			return
+		}
+		got, err := readSBPL(prof)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", p, err, prof)
+		}
+		extra := 1 // one more rule for the path
+		if kind%3 == 1 {
+			extra = 3 // the hidden /w/h, the re-allowed read, its write inside /w (+ stat of folders between, when any)
+		}
+		if len(got) < len(forms)+extra-1 || len(got) > len(forms)+extra+1 {
+			t.Fatalf("%q: %d forms, the plain profile has %d:\n%s", p, len(got), len(forms), prof)
+		}
+		rules, err := profileRules(got)
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		for _, probe := range []string{p, p + "/x", "/w/ok", "/w/h/y", "/l/x", "/etc/passwd", "/h/.ssh/id"} {
+			probe = path.Clean(probe)
+			if r := decide(rules, "file-read-data", probe); r != pol.CanRead(probe) {
+				t.Fatalf("%q: read %s = %v, spec says %v\n%s", p, probe, r, pol.CanRead(probe), prof)
+			}
+			if w := decide(rules, "file-write-create", probe); w && !pol.CanWrite(probe) {
+				t.Fatalf("%q: write %s allowed, spec refuses\n%s", p, probe, prof)
+			}
+		}
+	})
+}
