@@ -133,10 +133,10 @@ func followSession(sess *session, job windows.Handle, ended *atomic.Bool, stderr
 		switch {
 		case ended.Load():
 			return
-		case c == "stop":
+		case c.Cmd == "stop":
 			windows.TerminateJobObject(job, 143)
-		case c == "pause" || c == "resume":
-			fmt.Fprintf(stderr, "windows-acl-run: %s is not supported on Windows; the command runs on\n", c)
+		case c.Cmd == "pause" || c.Cmd == "resume":
+			fmt.Fprintf(stderr, "windows-acl-run: %s is not supported on Windows; the command runs on\n", c.Cmd)
 		}
 	}
 	if !ended.Load() {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"golang.org/x/sys/windows"
 )
 
 // Wrap returns the command that runs r's command under lnk's
@@ -29,9 +31,26 @@ func Wrap(r *Request) (*Command, error) {
 	return &Command{Argv: WindowsRunArgv(r, tmp), Env: env, Dir: r.dir()}, nil
 }
 
-// Check reports whether the wall can stand here. The runner checks what
-// it needs (a logon SID, a job object) when it runs, and fails closed.
-func Check() error { return nil }
+// Check reports whether the wall can stand here: this process can make
+// the runner's WRITE_RESTRICTED token (it has a logon SID) and a job
+// object. The runner checks them again when it runs, and fails closed.
+func Check() error {
+	plan, err := PlanWinRun([]string{"--workspace", os.TempDir(), "--temp", os.TempDir(), "--mode", WinReadOnly, "--", "cmd.exe"})
+	if err != nil {
+		return fmt.Errorf("the Windows runner cannot plan a run here: %v", err)
+	}
+	tok, err := restrictedToken(plan)
+	if err != nil {
+		return fmt.Errorf("the Windows runner cannot make its restricted token (%v): run lnk from an ordinary logon session", err)
+	}
+	tok.Close()
+	job, err := windows.CreateJobObject(nil, nil)
+	if err != nil {
+		return fmt.Errorf("the Windows runner cannot make a job object: %v", err)
+	}
+	windows.CloseHandle(job)
+	return nil
+}
 
 // RunInit is Linux's and macOS's; on Windows it says so and fails.
 func RunInit(args []string) int {
