@@ -19,6 +19,8 @@ type Paths struct {
 	// State holds the daemon's own log (daemon.log) and the proxy's
 	// JSON Lines log folder (log/).
 	State string
+	// Config holds the person's settings (tools.toml): $XDG_CONFIG_HOME/lnk.
+	Config string
 }
 
 // DefaultPaths returns the paths of this user from the environment
@@ -38,7 +40,7 @@ func PathsFor(d spec.LinkDirs) Paths {
 	if rt == "" {
 		rt = filepath.Join(d.Cache, "run")
 	}
-	return Paths{Runtime: rt, State: d.State}
+	return Paths{Runtime: rt, State: d.State, Config: d.Config}
 }
 
 // LogDir is the proxy's log folder.
@@ -49,3 +51,13 @@ func (p Paths) DaemonLog() string { return filepath.Join(p.State, "daemon.log") 
 
 // SandboxDir is the runtime folder of one sandbox.
 func (p Paths) SandboxDir(id string) string { return filepath.Join(p.Runtime, "sb", id) }
+
+// ToolsFile is the settings file of the tools (MCP servers that run
+// outside every sandbox), written by `lnk sandbox tool add`; "" when
+// Config is unset.
+func (p Paths) ToolsFile() string {
+	if p.Config == "" {
+		return ""
+	}
+	return filepath.Join(p.Config, "tools.toml")
+}

@@ -112,6 +112,8 @@ programs and network its spec grants; its network goes through lnk's proxy.`,
 		newUninstallCmd(),
 		newConnectCmd(),
 		newOpenCmd(),
+		newToolCmd(),
+		newMCPRemoteCmd(),
 		newInitCmd(),
 		newWindowsACLRunCmd(),
 	)

@@ -62,6 +62,7 @@ func (d *Daemon) bridgeList() []bridges.Bridge {
 	return []bridges.Bridge{
 		&asks.Bridge{Asker: d.asker},
 		&open.Bridge{Asker: d.asker, Open: d.cfg.OpenURL, Relays: &oauth.Relays{Wait: d.cfg.CallbackWait}},
+		d.toolsBridge(),
 	}
 }
 
