@@ -16,11 +16,11 @@ import (
 // it. Environment values and --header values are never printed.
 type toolJSON struct {
 	Name    string   `json:"name"`
-	Command []string `json:"command"`         // --header values hidden
-	Env     []string `json:"env"`             // the variables' names only
-	Allow   []string `json:"allow"`           // calls that never ask
-	Ask     string   `json:"ask"`             // "calls" or "none"
-	Shared  bool     `json:"shared"`          // one server for every sandbox
+	Command []string `json:"command"`        // --header values hidden
+	Env     []string `json:"env"`            // the variables' names only
+	Allow   []string `json:"allow"`          // calls that never ask
+	Ask     string   `json:"ask"`            // "calls" or "none"
+	Shared  bool     `json:"shared"`         // one server for every sandbox
 	Idle    string   `json:"idle,omitempty"` // a shared server's idle time
 }
 

@@ -32,8 +32,8 @@ type upstream struct {
 	initRes  json.RawMessage // shared: the server's initialize result for proc
 	protoVer string          // shared: the protocol version the hub asks for
 	nextID   int64
-	calls    map[int64]*call       // requests to the server, by the id it saw
-	back     map[int64]*backReq    // the server's requests, by the id the session saw
+	calls    map[int64]*call        // requests to the server, by the id it saw
+	back     map[int64]*backReq     // the server's requests, by the id the session saw
 	tokens   map[string]*tokenRoute // shared: progress tokens, by the hub's
 	sessions map[*session]struct{}
 	hints    map[string]string // tool name -> its annotations as shown
