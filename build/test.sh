@@ -37,6 +37,19 @@ if ! staticcheck -version 2>/dev/null | grep -q "2026.1.2\|v0.8.2"; then
 fi
 go version
 
+# The tools bridge's tests run the reference MCP server from npm (Node),
+# installed into build/mcp, never globally.
+mcp_everything=2026.8.31
+mcp_pkg=build/mcp/node_modules/@modelcontextprotocol/server-everything/package.json
+if ! grep -qs "\"version\": \"$mcp_everything\"" "$mcp_pkg"; then
+	if ! command -v npm >/dev/null; then
+		$sudo apt-get update -qq
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+	fi
+	npm install --prefix build/mcp --no-save --no-package-lock --no-audit --no-fund \
+		"@modelcontextprotocol/server-everything@$mcp_everything" >/dev/null
+fi
+
 step "gofmt"
 bad="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))"
 [ -z "$bad" ] || fail "gofmt needed on: $bad (run gofmt -w)"

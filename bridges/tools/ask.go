@@ -89,12 +89,7 @@ func (s *session) toolCall(m *message) {
 	s.asks[key] = cancel
 	s.amu.Unlock()
 	s.wg.Add(1)
-	u.mu.Lock()
-	hint, seen := u.hints[name]
-	u.mu.Unlock()
-	if !seen {
-		hint = "unknown (this session has not listed the server's tools)"
-	}
+	hint := u.hint(ctx, name)
 	q := dialogs.Question{
 		Sandbox:    s.sb.Who,
 		Bridge:     Route,
@@ -157,4 +152,48 @@ func argLines(args map[string]any) []string {
 		out = append(out, "  "+dialogs.Elide(k, 60)+" = "+dialogs.Elide(string(v), 400))
 	}
 	return out
+}
+
+// hint returns how the server annotates the called tool, as last seen in
+// a tools/list answer; if none was seen, the bridge lists the server's
+// tools itself first (bounded), so the person sees the server's word even
+// when the client never asked for the list.
+func (u *upstream) hint(ctx context.Context, name string) string {
+	u.mu.Lock()
+	h, seen := u.hints[name]
+	u.mu.Unlock()
+	if seen {
+		return h
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, _, err := u.ready(ctx, ""); err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	var cursor string
+	for range 8 {
+		params := json.RawMessage("{}")
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		m, err := u.ownRequest(ctx, "tools/list", params)
+		if err != nil || m.result == nil {
+			break
+		}
+		var r struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		json.Unmarshal(m.result, &r)
+		u.mu.Lock()
+		h, seen = u.hints[name]
+		u.mu.Unlock()
+		if seen || r.NextCursor == "" {
+			break
+		}
+		cursor = r.NextCursor
+	}
+	if seen {
+		return h
+	}
+	return "unknown (the server does not list this tool)"
 }

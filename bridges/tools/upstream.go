@@ -308,3 +308,34 @@ func (u *upstream) checkIdle() {
 	u.b.logf("tools: shared tool %s: no call for %v: stopping its server (pid %d)", u.name, idle, p.cmd.Process.Pid)
 	p.stop(u.b.grace())
 }
+
+// ownRequest sends a request of the bridge's own to the running server
+// and waits for its answer.
+func (u *upstream) ownRequest(ctx context.Context, method string, params json.RawMessage) (*message, error) {
+	u.mu.Lock()
+	p := u.proc
+	if p == nil {
+		u.mu.Unlock()
+		return nil, errors.New("no server runs")
+	}
+	reply := make(chan *message, 1)
+	id := u.idLocked()
+	u.calls[id] = &call{proc: p, method: method, start: time.Now(), reply: reply}
+	u.mu.Unlock()
+	forget := func() {
+		u.mu.Lock()
+		delete(u.calls, id)
+		u.mu.Unlock()
+	}
+	if err := p.write((&message{id: rawID(id), method: method, params: params}).encode()); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case m := <-reply:
+		return m, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
