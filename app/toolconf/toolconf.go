@@ -111,6 +111,14 @@ func Parse(b []byte) (*Settings, error) {
 	if s.Tools == nil {
 		s.Tools = map[string]*Tool{}
 	}
+	for _, t := range s.Tools {
+		if t != nil && len(t.Env) == 0 {
+			t.Env = nil // as written back: an empty table is left out
+		}
+		if t != nil && len(t.Allow) == 0 {
+			t.Allow = nil
+		}
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -190,7 +190,7 @@ func (m *message) encode() []byte {
 // break can split a message). raw came from a JSON decoder, so it is valid;
 // if it somehow is not, null is written.
 func compactInto(b *bytes.Buffer, raw json.RawMessage) {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		b.Write(raw)
 		return
 	}

@@ -119,13 +119,3 @@ func (p *process) stop(grace time.Duration) {
 	kill(p.cmd)
 	<-p.done
 }
-
-// exited reports whether the process has exited.
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
