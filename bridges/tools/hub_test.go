@@ -92,6 +92,10 @@ func TestSharedHub(t *testing.T) {
 			t.Errorf("servers %s and %s: want one", first, p)
 		}
 	}
+	// A notification is handled apart from the answer: wait for it.
+	for i := 0; i < 100 && (progress["sb1"].Load() == 0 || progress["sb2"].Load() == 0 || progress["sb3"].Load() == 0); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
 	for _, id := range ids {
 		if n := progress[id].Load(); n != 1 {
 			t.Errorf("%s got %d progress notifications for its token, want 1", id, n)
