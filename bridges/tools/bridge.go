@@ -172,3 +172,15 @@ func (b *Bridge) hub(t *Tool) *upstream {
 	u.mu.Unlock()
 	return u
 }
+
+// Close stops every shared server. Private servers stop with their
+// sessions (and with the proxy that carries them).
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	hubs := b.hubs
+	b.hubs = nil
+	b.mu.Unlock()
+	for _, u := range hubs {
+		u.shutdown()
+	}
+}

@@ -98,7 +98,22 @@ func newWorld(t *testing.T, dlg dialogs.Dialog, tools ...*Tool) *world {
 	for _, tl := range tools {
 		w.tools[tl.Name] = tl
 	}
-	w.bridge = &Bridge{Asker: asker, Logf: t.Logf, Grace: time.Second, Lookup: func(name string) (*Tool, error) {
+	var lmu sync.Mutex
+	over := false
+	logf := func(format string, args ...any) {
+		lmu.Lock()
+		defer lmu.Unlock()
+		if !over {
+			t.Logf(format, args...)
+		}
+	}
+	t.Cleanup(func() {
+		w.bridge.Close()
+		lmu.Lock()
+		over = true
+		lmu.Unlock()
+	})
+	w.bridge = &Bridge{Asker: asker, Logf: logf, Grace: time.Second, Lookup: func(name string) (*Tool, error) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.tools[name], nil
