@@ -71,8 +71,8 @@ func newApp(m Model, o Options, quit func()) *app {
 		note: newNotifier(o.Notify, o.BlockedEvery, o.Logf)}
 }
 
-// refreshEvery redraws the menu for its uptimes.
-const refreshEvery = 15 * time.Second
+// refreshEvery redraws the menu for its uptimes (in minutes).
+const refreshEvery = 20 * time.Second
 
 // follow runs until ctx ends: it watches the registry and the questions,
 // notifies, and calls render with each new view.
@@ -264,8 +264,8 @@ func (a *app) openSettings() {
 // showQuestion shows a waiting question in its dialog.
 func (a *app) showQuestion(id string) {
 	if err := a.m.Asker().ShowDialog(id); err != nil {
-		if errors.Is(err, dialogs.ErrNoQuestion) {
-			return // answered meanwhile
+		if errors.Is(err, dialogs.ErrNoQuestion) || errors.Is(err, dialogs.ErrShown) {
+			return // answered meanwhile, or its dialog is up or next in line
 		}
 		a.fail("show question "+id, fmt.Errorf("%w; answer it with 'lnk sandbox answer %s allow|deny'", err, id))
 	}

@@ -25,7 +25,10 @@ func Run(ctx context.Context, m Model, o Options) error {
 	a := newApp(m, o, systray.Quit)
 	done := make(chan struct{})
 	onReady := func() {
-		systray.SetTitle("lnk sandbox")
+		if runtime.GOOS != "darwin" { // macOS shows a title beside the icon
+			systray.SetTitle("lnk sandbox")
+		}
+		go noHostNote(o.Logf)
 		ui := &menu{a: a}
 		go func() {
 			defer close(done)

@@ -131,13 +131,13 @@ func sandboxEntry(sb apitype.Sandbox, now time.Time) sandboxView {
 	return e
 }
 
-// uptime is a duration as the menu shows it: 45s, 3m, 2h05m, 3d4h.
+// uptime is a duration as the menu shows it: <1m, 3m, 2h05m, 3d4h.
 func uptime(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "0s"
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds())/15*15)
+		return "<1m" // finer would rebuild the menu while it is read
 	case d < time.Hour:
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	case d < 24*time.Hour:

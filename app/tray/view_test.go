@@ -96,7 +96,7 @@ func TestWithoutQuery(t *testing.T) {
 
 func TestUptime(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		-time.Second: "0s", 20 * time.Second: "15s", 3 * time.Minute: "3m",
+		-time.Second: "0s", 20 * time.Second: "<1m", 3 * time.Minute: "3m",
 		61 * time.Minute: "1h01m", 50 * time.Hour: "2d2h",
 	} {
 		if got := uptime(d); got != want {
