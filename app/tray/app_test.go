@@ -74,7 +74,7 @@ func (f *fakeModel) Log(_ context.Context, sandbox string, _ bool, fn func(*apit
 }
 
 func newFake(t *testing.T) *fakeModel {
-	a, err := dialogs.New(dialogs.Config{Timeout: 5 * time.Second})
+	a, err := dialogs.New(dialogs.Config{Timeout: 5 * time.Second, MaxPerMinute: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +116,17 @@ func TestFollow(t *testing.T) {
 	}
 	answer := make(chan dialogs.Answer, 1)
 	go func() {
-		answer <- m.asker.Ask(ctx, dialogs.Question{Sandbox: dialogs.Sandbox{ID: "a", Name: "alpha"}, Bridge: "ask",
-			Action: "asks", Subject: "ok?", Unattended: true})
+		// Refused at once until the tray's watcher is attached (it is
+		// attached by follow's own goroutine); then it waits.
+		for i := 0; ; i++ {
+			ans := m.asker.Ask(ctx, dialogs.Question{Sandbox: dialogs.Sandbox{ID: "a", Name: "alpha"}, Bridge: "ask",
+				Action: "asks", Subject: "ok?", Unattended: true})
+			if ans.Via != dialogs.ViaRefused || i == 200 {
+				answer <- ans
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}()
 	var v view
 	for v = next(); len(v.Questions) == 0; v = next() {
