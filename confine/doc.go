@@ -307,7 +307,11 @@
 // Stricter than the spec's algebra, or not enforced, on macOS: a hidden
 // path is refused (EPERM), not empty; pinned .git, .claude and .config
 // folders cannot be renamed or removed; protected names under a glob's
-// matches are protected too. A repository the sandbox creates can get
+// matches are protected too; .git/config is protected in every
+// repository, new ones included, so git init and git clone into a
+// writable folder fail (Linux lets a new repository write its config and
+// tidies it when the run ends: macOS has no guard outside the profile
+// yet to do that). A repository the sandbox creates can get
 // hooks by renaming a folder it filled to .git (Seatbelt cannot tell a
 // rename from a mkdir; Linux's guard tidies such folders after the run,
 // macOS's does not yet); a process that leaves init's process group

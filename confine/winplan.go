@@ -164,6 +164,9 @@ func PlanWinRun(args []string) (*WinPlan, error) {
 	if err != nil {
 		return nil, winRunError("--temp: %v", err)
 	}
+	if tmp == ws {
+		return nil, winRunError("--temp %s is the workspace: give the sandbox a temp folder of its own (its grant is revoked on exit)", a.Temp)
+	}
 	p := &WinPlan{
 		Mode: a.Mode, Workspace: ws, Temp: tmp,
 		WriteSID:    WriteSID(ws),

@@ -218,6 +218,7 @@ func TestParseWinRunArgsRefuses(t *testing.T) {
 		"empty value":    {"--workspace", "--", "x"},
 		"empty sid":      append(append([]string{"--write-sid", ""}, base...), "--", "x"),
 		"relative":       {"--workspace", `w`, "--temp", `C:\t`, "--mode", "read-only", "--", "x"},
+		"temp is ws":     {"--workspace", `C:\w`, "--temp", `c:/W/`, "--mode", "workspace-write", "--", "x"},
 		"wrong sid":      append(append([]string{"--write-sid", "S-1-4-1-2-3-4"}, base...), "--", "x"),
 		"quote in prog":  append(append([]string{}, base...), "--", `a"b`),
 		"batch metachar": append(append([]string{}, base...), "--", "x.bat", "a|b"),

@@ -40,7 +40,7 @@ var Enforcements = []Enforcement{
 		Ready: true,
 		Enforced: []string{
 			"reads: hidden paths and lnk's own dirs are refused (they read as an error, not as empty)",
-			"writes: only the writable paths and a private temp folder; protected files cannot be written or created at any depth, in any letter case",
+			"writes: only the writable paths and a private temp folder; protected files cannot be written or created at any depth, in any letter case (so git init and git clone into a writable folder fail: a new repository's .git/config cannot be written)",
 			"programs: only the system's, the allowed and (with developer_tools) Xcode's programs run",
 			"network: only lnk's proxy on this machine's loopback; no DNS, no other address (mode \"host\" opens it all)",
 			"Mach services: only user lookups, notifications, logging, TLS certificate checks and the temp-folder helper",
