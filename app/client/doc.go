@@ -2,7 +2,8 @@
 // value talks to this user's daemon at the default socket.
 //
 // [Client.EnsureDaemon] starts the daemon when its socket is absent or
-// dead: the same lnk binary with `sandbox daemon`, detached (a new
+// dead: the same lnk binary with `sandbox tray` when a desktop session
+// is there ([DaemonVerb]), else `sandbox daemon`, detached (a new
 // session, stdin from /dev/null, stdout and stderr appended to
 // daemon.log in lnk's state folder), then waits up to [StartTimeout] for
 // it to answer. A socket file that nobody answers on means the daemon

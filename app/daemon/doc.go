@@ -46,6 +46,17 @@
 // every process inside) and holds the proxy's new connections; Resume
 // undoes both.
 //
+// # Views
+//
+// The tray is a view of the registry in the same process: Config.Ready
+// hands it the Daemon before it serves, and [Daemon.Subscribe] calls it
+// after every change (a sandbox registered, started, paused, resumed,
+// stopped, exited, expired or forgotten, and every refused connection
+// with its host:port), without the daemon's locks held. It acts through
+// the same methods the control socket serves (List, Stop, Pause, Resume,
+// Log) and the Asker ([Daemon.Asker]). app/lnk connects the two, so the
+// tray never imports this package.
+//
 // # Failing closed
 //
 // The proxies live in the daemon. If it dies, every sandbox's way out

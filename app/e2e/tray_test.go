@@ -317,3 +317,23 @@ func TestTrayQuitAsks(t *testing.T) {
 	}
 	p.wait(t, 15*time.Second)
 }
+
+// Without a tray host the tray's daemon still serves, says why no icon
+// shows, and notifications still come.
+func TestTrayWithoutHost(t *testing.T) {
+	w := newWorld(t, true)
+	bus := privateBus(t)
+	notes := serveNotifications(t, bus)
+	_, out := w.startTray(bus)
+	resp, p := w.startWrapped("--name", "lonely", "--", "sleep", "600")
+	w.waitState(resp.ID, apitype.StateRunning)
+	w.must("stop", resp.ID)
+	p.wait(t, 15*time.Second)
+	notes.wait(t, "lonely ended", "was stopped")
+	for i := 0; i < 100 && !strings.Contains(out.String(), "no StatusNotifier host"); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "tray: no StatusNotifier host on the session bus") {
+		t.Errorf("the daemon's log does not say why no icon shows:\n%s", out)
+	}
+}

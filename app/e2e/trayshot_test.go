@@ -177,7 +177,7 @@ func TestTrayScreenshot(t *testing.T) {
 		if at, n = findColour(img, top, blue); n > 20 {
 			break
 		}
-		if i == 40 {
+		if i == 80 {
 			t.Fatalf("the running icon never showed in the panel (see %s):\n%s", filepath.Join(dir, "tray-icon.png"), plog)
 		}
 		time.Sleep(250 * time.Millisecond)
