@@ -168,6 +168,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	srv.Close()
 	d.closeAll()
+	d.closeBridges()
 	os.Remove(cfg.Socket)
 	cfg.Logf("daemon: stopped")
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {

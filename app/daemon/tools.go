@@ -44,3 +44,13 @@ func bridgeTool(name string, t *toolconf.Tool, s *toolconf.Settings) *tools.Tool
 		AskNone: t.AsksNone(), Shared: t.Shared, Idle: s.Idle(),
 	}
 }
+
+// closeBridges frees what bridges hold beyond their sandboxes: the tools
+// bridge's shared servers.
+func (d *Daemon) closeBridges() {
+	for _, b := range d.bridges {
+		if c, ok := b.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
+}

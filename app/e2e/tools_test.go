@@ -55,7 +55,7 @@ func TestToolsFromInsideASandbox(t *testing.T) {
 		t.Fatalf("client: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	wantLines(t, r.stdout,
-		"list ok: echo,env,pid,sleep,wipe",
+		"list ok: echo,env,pid,roots,sleep,wipe",
 		"call echo ok: echo: hi",
 		"call wipe ok: wiped a",
 		"call wipe error: ",
@@ -218,7 +218,7 @@ find "$HOME" /tmp /run /etc /var/tmp "$PWD" -xdev -type f -size -2M -readable -e
 	if !ok {
 		t.Fatalf("no dump:\n%s\n%s", r.stdout, r.stderr)
 	}
-	wantLines(t, head, "list ok: echo,env,pid,sleep,wipe", "call echo ok: echo: far")
+	wantLines(t, head, "list ok: echo,env,pid,roots,sleep,wipe", "call echo ok: echo: far")
 	if len(dump) < 1000 {
 		t.Fatalf("the dump is too small to prove anything (%d bytes)", len(dump))
 	}

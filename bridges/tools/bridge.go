@@ -59,9 +59,17 @@ type Bridge struct {
 	// (default two seconds).
 	Grace time.Duration
 
-	mu   sync.Mutex // guards hubs
+	mu   sync.Mutex // guards hubs and open
 	hubs map[string]*upstream
+	open map[string]int // sessions open, by sandbox id
 }
+
+// MaxSessions bounds the sessions one sandbox may have open at once (each
+// private one is a server process outside the sandbox).
+const MaxSessions = 16
+
+// MaxInflight bounds the requests of one session waiting at its server.
+const MaxInflight = 256
 
 // Register implements bridges.Bridge. The route is internal to the proxy
 // (no endpoint gates it); the bridge checks each tool against the spec's
@@ -120,6 +128,12 @@ func (b *Bridge) serve(sb *bridges.Sandbox, w http.ResponseWriter, r *http.Reque
 			fmt.Sprintf("no tool %s is defined: add it outside the sandbox with lnk sandbox tool add %s -- COMMAND", name, name))
 		return
 	}
+	if !b.openSession(sb.Who.ID) {
+		deny(http.StatusTooManyRequests, "too many sessions",
+			fmt.Sprintf("this sandbox has %d tool sessions open already: end one first", MaxSessions))
+		return
+	}
+	defer b.closeSession(sb.Who.ID)
 	var u *upstream
 	if t.Shared {
 		u = b.hub(t)
@@ -182,5 +196,27 @@ func (b *Bridge) Close() {
 	b.mu.Unlock()
 	for _, u := range hubs {
 		u.shutdown()
+	}
+}
+
+// openSession counts a session of sandbox id, if it may have one more.
+func (b *Bridge) openSession(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open == nil {
+		b.open = map[string]int{}
+	}
+	if b.open[id] >= MaxSessions {
+		return false
+	}
+	b.open[id]++
+	return true
+}
+
+func (b *Bridge) closeSession(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open[id]--; b.open[id] <= 0 {
+		delete(b.open, id)
 	}
 }

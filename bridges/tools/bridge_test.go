@@ -4,6 +4,7 @@ package tools
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lnk.dev/sandbox/dialogs"
 	"lnk.dev/sandbox/proxy"
@@ -38,7 +40,7 @@ func TestListsAndCallsAllowed(t *testing.T) {
 	dlg := &choose{}
 	w := newWorld(t, dlg, tl)
 	sb := w.sandbox("sb1", "gosrv")
-	if got, want := toolNames(t, sb, "gosrv"), []string{"echo", "env", "pid", "sleep", "wipe"}; !slices.Equal(got, want) {
+	if got, want := toolNames(t, sb, "gosrv"), []string{"echo", "env", "pid", "roots", "sleep", "wipe"}; !slices.Equal(got, want) {
 		t.Fatalf("tools/list = %v, want %v", got, want)
 	}
 	cs := sb.client(t, "gosrv")
@@ -211,5 +213,96 @@ func TestSessionEndStopsItsServer(t *testing.T) {
 	}
 	if !alive(ps[1]) {
 		t.Fatal("the other session's server stopped")
+	}
+}
+
+func TestSessionsPerSandboxAreBounded(t *testing.T) {
+	tl, pidFile := goTool(t, "hub")
+	tl.Shared = true // sessions that send nothing start no server
+	w := newWorld(t, &choose{}, tl)
+	sb := w.sandbox("sb1", "hub")
+	var conns []net.Conn
+	for range MaxSessions {
+		c, _, code, body := sb.open(t, "hub")
+		if c == nil {
+			t.Fatalf("session %d: %d %s", len(conns), code, body)
+		}
+		conns = append(conns, c)
+	}
+	if _, _, code, _ := sb.open(t, "hub"); code != http.StatusTooManyRequests {
+		t.Fatalf("one session too many: %d", code)
+	}
+	if c, _, _, _ := w.sandbox("sb2", "hub").open(t, "hub"); c == nil {
+		t.Fatal("another sandbox was refused")
+	} else {
+		c.Close()
+	}
+	conns[0].Close()
+	var c net.Conn
+	for range 100 {
+		if c, _, _, _ = sb.open(t, "hub"); c != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c == nil {
+		t.Fatal("a session ended, but a new one is still refused")
+	}
+	c.Close()
+	for _, c := range conns[1:] {
+		c.Close()
+	}
+	if n := len(pids(t, pidFile)); n != 0 {
+		t.Fatalf("%d servers started for sessions that sent nothing", n)
+	}
+}
+
+// A server's own request (roots/list) reaches its session's client and
+// the answer finds its way back; a shared server, which serves many
+// sandboxes, is refused one it cannot place.
+func TestServerRequestsToTheClient(t *testing.T) {
+	tl, _ := goTool(t, "gosrv")
+	tl.AskNone = true
+	hub, _ := goTool(t, "hub")
+	hub.AskNone, hub.Shared = true, true
+	w := newWorld(t, &choose{}, tl, hub)
+	sb := w.sandbox("sb1", "gosrv", "hub")
+	opts := &mcp.ClientOptions{}
+	c, br, code, body := sb.open(t, "gosrv")
+	if c == nil {
+		t.Fatalf("%d %s", code, body)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "rooted", Version: "1"}, opts)
+	//lint:ignore SA1019 roots is how a server asks its client before 2026-07-28, which servers still speak
+	client.AddRoots(&mcp.Root{URI: "file:///home/me/project", Name: "project"})
+	// Before 2026-07-28 a server may ask its client while serving a call.
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: readCloser{br, c}, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if out, err := callTool(t, cs, "roots", nil); err != nil || out != "file:///home/me/project" {
+		t.Fatalf("roots through a private session = %q, %v", out, err)
+	}
+	hs := sb.client(t, "hub")
+	res, err := hs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
+	if err == nil && !res.IsError {
+		t.Fatalf("a shared server listed a client's roots: %+v", res.Content)
+	}
+}
+
+// A call from a client that never listed the tools still shows the
+// server's annotations: the bridge lists them itself first.
+func TestHintsWithoutAList(t *testing.T) {
+	tl, _ := goTool(t, "gosrv")
+	dlg := &choose{f: func(*dialogs.Question) dialogs.Choice { return dialogs.AllowOnce }}
+	w := newWorld(t, dlg, tl)
+	cs := w.sandbox("sb1", "gosrv").client(t, "gosrv")
+	if out, err := callTool(t, cs, "wipe", map[string]any{"path": "p"}); err != nil || out != "wiped p" {
+		t.Fatalf("wipe = %q, %v", out, err)
+	}
+	qs := dlg.questions()
+	if len(qs) != 1 || !strings.Contains(strings.Join(qs[0].Details, "\n"), "destructiveHint=true") {
+		t.Fatalf("questions: %+v", qs)
 	}
 }

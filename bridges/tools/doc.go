@@ -29,7 +29,10 @@
 // person's home folder, in a process group of its own. By default each
 // session has its own server, started when the session opens and stopped
 // when it ends: stdin closed, then SIGTERM to its group after Grace, then
-// SIGKILL. Its stderr goes to the daemon's log.
+// SIGKILL. Its stderr goes to the daemon's log. A session whose client
+// closed its side still gets the answers to calls already made (for up to
+// five seconds). When the sandbox ends or is stopped, its sessions end.
+// Bridge.Close, called when the daemon exits, stops the shared servers.
 //
 // # Relay
 //
@@ -81,10 +84,28 @@
 // session's request ids and progress tokens, routes answers and progress
 // back to their session, and passes a request of the server's to the
 // only session, or the only one with calls in flight; when it cannot
-// tell, it refuses the request. When a session ends, its calls still at
+// tell, it refuses the request. (From protocol 2026-07-28 on, servers
+// no longer ask their clients while serving a call.) When a session ends, its calls still at
 // the server are cancelled. Asking stays per sandbox, before a call
 // reaches the hub. Sharing is opt-in: a server that keeps state between
 // calls shares it between sandboxes.
+//
+// Requests that stay open for a session's life (subscriptions/listen,
+// from protocol 2026-07-28 on) count neither for the idle time nor for
+// the session's end; when an idle server stops, they are answered with an
+// error. Clients of 2026-07-28 open with server/discover instead of
+// initialize; the hub passes it on (it is stateless) and still
+// initializes the server itself.
+//
+// # Limits
+//
+// A sandbox may have MaxSessions sessions open at once (each private one
+// is a process outside the sandbox); more are refused (429). A session
+// may have MaxInflight requests waiting at its server; more are answered
+// with an error. Each question goes through the Asker's own limits (8
+// waiting, 30 a minute per sandbox). One write to a session may take ten
+// seconds; a sandbox that stops reading loses its session rather than
+// holding up a shared server.
 //
 // # Log
 //

@@ -58,7 +58,7 @@ func (u *upstream) serverResponse(m *message) {
 	if c.method == "tools/list" && m.result != nil {
 		u.noteHintsLocked(m.result)
 	}
-	if c.s != nil {
+	if c.counted {
 		c.s.callDoneLocked()
 	}
 	u.mu.Unlock()
@@ -195,7 +195,7 @@ func (u *upstream) serverExited(p *process) {
 	for id, c := range u.calls {
 		if c.proc == p {
 			delete(u.calls, id)
-			if c.s != nil {
+			if c.counted {
 				c.s.callDoneLocked()
 			}
 			fails = append(fails, failed{c, c.clientID})

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 
 // goTool is a tool whose server is this test binary as the mcptest
 // server, with a pid file in dir.
-func goTool(t *testing.T, name string) (*Tool, string) {
+func goTool(t testing.TB, name string) (*Tool, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -82,13 +82,13 @@ func (c *choose) questions() []dialogs.Question {
 
 // world is a bridge and its tools, serving sandboxes.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	bridge *Bridge
 	mu     sync.Mutex // guards tools
 	tools  map[string]*Tool
 }
 
-func newWorld(t *testing.T, dlg dialogs.Dialog, tools ...*Tool) *world {
+func newWorld(t testing.TB, dlg dialogs.Dialog, tools ...*Tool) *world {
 	t.Helper()
 	asker, err := dialogs.New(dialogs.Config{Dialog: dlg, Timeout: 10 * time.Second})
 	if err != nil {
@@ -169,7 +169,7 @@ func (b *box) records() []proxy.Record {
 
 // open sends the upgrade for tool name and returns the connection on
 // 101, or the status and body.
-func (b *box) open(t *testing.T, name string) (net.Conn, *bufio.Reader, int, string) {
+func (b *box) open(t testing.TB, name string) (net.Conn, *bufio.Reader, int, string) {
 	t.Helper()
 	c, err := net.Dial("tcp", b.addr)
 	if err != nil {
@@ -197,13 +197,13 @@ type readCloser struct {
 }
 
 // client connects the SDK's own client to tool name through the proxy.
-func (b *box) client(t *testing.T, name string) *mcp.ClientSession {
+func (b *box) client(t testing.TB, name string) *mcp.ClientSession {
 	t.Helper()
 	return b.clientWith(t, name, nil)
 }
 
 // clientWith is client with the client's options.
-func (b *box) clientWith(t *testing.T, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
+func (b *box) clientWith(t testing.TB, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c, br, code, body := b.open(t, name)
 	if c == nil {
@@ -222,7 +222,7 @@ func (b *box) clientWith(t *testing.T, name string, opts *mcp.ClientOptions) *mc
 
 // callTool calls tool name with args and returns the text of its result, or
 // the error.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
+func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -240,7 +240,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 }
 
 // pids reads a pid file.
-func pids(t *testing.T, file string) []int {
+func pids(t testing.TB, file string) []int {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {

@@ -41,7 +41,11 @@ func TestSharedHub(t *testing.T) {
 			if r.Params.ProgressToken == "tok" {
 				n.Add(1)
 			}
-		}}
+		},
+			// A subscriptions/listen stays open for the session's life:
+			// it must not keep the shared server from its idle stop.
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
+		}
 		sessions[id] = w.sandbox(id, "hub").clientWith(t, "hub", opts)
 	}
 	var wg sync.WaitGroup

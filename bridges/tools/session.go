@@ -178,8 +178,14 @@ func (s *session) forward(m *message, name, rule, args string) {
 		s.write(errorResponse(m.id, codeUnavailable, "lnk: "+err.Error(), nil))
 		return
 	}
-	c := &call{s: s, proc: p, clientID: m.id, method: m.method, name: name, rule: rule, args: args, start: time.Now()}
+	c := &call{s: s, proc: p, clientID: m.id, method: m.method, name: name, rule: rule, args: args, start: time.Now(),
+		counted: !longLived(m.method)}
 	u.mu.Lock()
+	if s.inflight >= MaxInflight {
+		u.mu.Unlock()
+		s.write(errorResponse(m.id, codeUnavailable, "lnk: too many requests wait at the tool's server: wait for answers first", nil))
+		return
+	}
 	id := u.idLocked()
 	if u.shared {
 		if tok, params, ok := renumberToken(m.params, id); ok {
@@ -189,7 +195,9 @@ func (s *session) forward(m *message, name, rule, args string) {
 		}
 	}
 	u.calls[id] = c
-	s.inflight++
+	if c.counted {
+		s.inflight++
+	}
 	u.lastUse = time.Now()
 	u.mu.Unlock()
 	out := *m
@@ -198,7 +206,9 @@ func (s *session) forward(m *message, name, rule, args string) {
 		u.mu.Lock()
 		if u.calls[id] == c {
 			delete(u.calls, id)
-			s.callDoneLocked()
+			if c.counted {
+				s.callDoneLocked()
+			}
 		}
 		u.mu.Unlock()
 		s.write(errorResponse(m.id, codeUnavailable, "lnk: the tool's server is not taking requests", nil))

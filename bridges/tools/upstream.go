@@ -53,7 +53,14 @@ type call struct {
 	start    time.Time
 	token    string        // the hub's progress token, if any
 	reply    chan *message // the hub's own requests
+	// counted: the call counts as in flight, for the session's drain and
+	// the hub's idle time. A subscriptions/listen stream stays open as
+	// long as the session and counts for neither.
+	counted bool
 }
+
+// longLived names requests that stay open for a session's life.
+func longLived(method string) bool { return method == "subscriptions/listen" }
 
 // backReq is a request of the server's, passed to a session.
 type backReq struct {
@@ -294,7 +301,11 @@ func (u *upstream) checkIdle() {
 		return
 	}
 	idle := u.idle()
-	if left := idle - time.Since(u.lastUse); len(u.calls) > 0 || left > 0 {
+	busy := false
+	for _, c := range u.calls {
+		busy = busy || c.s == nil || c.counted
+	}
+	if left := idle - time.Since(u.lastUse); busy || left > 0 {
 		if left < 50*time.Millisecond {
 			left = 50 * time.Millisecond
 		}

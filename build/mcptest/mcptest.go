@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,6 +65,19 @@ func NewServer(name string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "The server's process id."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(os.Getpid())), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Ask the client for its roots and list them."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			//lint:ignore SA1019 roots is how a server asks its client before 2026-07-28, which servers still speak
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, " ")), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Sleep, reporting progress if asked."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in SleepIn) (*mcp.CallToolResult, any, error) {
