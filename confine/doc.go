@@ -236,8 +236,10 @@
 // 127.0.0.1:PORT (the command's way out, which the daemon must serve on
 // loopback TCP behind the sandbox's secret), opens the daemon session on
 // the proxy's unix socket SOCK (so the daemon learns init's pid from the
-// connection), runs the command in a process group of its own, passes
-// signals on, carries out stop, pause and resume on that group, mirrors
+// connection), runs the command in a session of its own (the terminal is
+// not its controlling terminal: no TIOCSTI, no job-control stops, as with
+// bwrap's --new-session), passes signals on, carries out stop, pause and
+// resume on its process group, mirrors
 // the exit code and removes the private temp folder DIR (TMPDIR). It
 // links the browser openers (xdg-open and the like) to lnk in DIR/bin,
 // first on PATH, and sets BROWSER to one: a page opens through the
@@ -314,8 +316,8 @@
 // yet to do that). A repository the sandbox creates can get
 // hooks by renaming a folder it filled to .git (Seatbelt cannot tell a
 // rename from a mkdir; Linux's guard tidies such folders after the run,
-// macOS's does not yet); a process that leaves init's process group
-// outlives a stop; the sandbox shares the host's loopback, so servers it
+// macOS's does not yet); a process that leaves the command's process
+// group outlives a stop; the sandbox shares the host's loopback, so servers it
 // starts are reachable from the host, while it reaches none of the
 // host's own but the proxy.
 //

@@ -16,7 +16,7 @@ import (
 // RunInit is the body of the hidden verb `lnk sandbox init`. On macOS it
 // runs inside the Seatbelt profile (--seatbelt): it checks the proxy on
 // its loopback port, keeps the session with the daemon, starts the
-// command in a process group of its own, passes signals on, carries out
+// command in a session of its own, passes signals on, carries out
 // stop, pause and resume on the group, mirrors the exit code and removes
 // the sandbox's temp folder.
 func RunInit(args []string) int {
@@ -74,8 +74,11 @@ func initFail(format string, args ...any) int {
 	return exitFailure
 }
 
-// superviseGroup runs argv in a process group of its own and returns its
-// exit code (128+N for signal N).
+// superviseGroup runs argv in a session (and so a process group) of its
+// own, as Linux's wall does with bwrap's --new-session: the terminal is
+// not its controlling terminal, so it cannot push input into it
+// (TIOCSTI), and a read from it is not stopped by job control. It
+// returns the command's exit code (128+N for signal N).
 func superviseGroup(argv []string, sess *session) int {
 	ended := func(code int) int {
 		sess.send(map[string]any{"event": "exit", "code": code})
@@ -90,7 +93,7 @@ func superviseGroup(argv []string, sess *session) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			fmt.Fprintf(os.Stderr, "lnk: %s may not run in this sandbox: add it (or its folder) to [commands] allow in the spec\n", path)
