@@ -317,9 +317,10 @@
 // hooks by renaming a folder it filled to .git (Seatbelt cannot tell a
 // rename from a mkdir; Linux's guard tidies such folders after the run,
 // macOS's does not yet); a process that leaves the command's process
-// group outlives a stop; the sandbox shares the host's loopback, so servers it
-// starts are reachable from the host, while it reaches none of the
-// host's own but the proxy.
+// group outlives a stop; `enter` (Request.KeepSession) gets a session of
+// its own too, so a shell there has no job control; the sandbox shares
+// the host's loopback, so servers it starts are reachable from the
+// host, while it reaches none of the host's own but the proxy.
 //
 // # Windows (the WRITE_RESTRICTED token runner)
 //

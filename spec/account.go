@@ -48,7 +48,7 @@ var Enforcements = []Enforcement{
 		},
 		NotDone: []string{
 			"the sandbox shares this machine's loopback: its own servers are reachable from outside it, and a login's callback arrives directly",
-			"a process that leaves init's process group (setsid) outlives a stop; Linux's pid namespace has no such gap",
+			"a process that leaves the command's process group (setsid) outlives a stop; Linux's pid namespace has no such gap",
 			"a repository the sandbox creates can get hooks by renaming a folder to .git: treat git folders made in a sandbox as untrusted",
 		},
 	},
