@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LNK_TEST_FAKE_INIT") != "" {
 		os.Exit(fakeInit())
 	}
+	if os.Getenv("LNK_TEST_LOGIN") != "" {
+		os.Exit(fakeLogin()) // oauth_linux_test.go, inside a real sandbox
+	}
 	os.Exit(m.Run())
 }
 

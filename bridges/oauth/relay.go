@@ -237,6 +237,7 @@ func (r *Relay) serve(w http.ResponseWriter, req *http.Request, rp *httputil.Rev
 		decision := proxy.Allow
 		var errText string
 		if cw.status() == http.StatusBadGateway {
+			rule = fmt.Sprintf("oauth: could not pass %s %s from %s into the sandbox", req.Method, clip(req.URL.Path), r.cb.Addr())
 			decision, errText = proxy.Deny, "nothing in the sandbox answered"
 		}
 		logf(proxy.Record{Time: start, Proto: proxy.ProtoOAuth, Host: r.cb.Host, Port: uint16(r.cb.Port),

@@ -263,7 +263,7 @@ func TestRelayNothingListensInside(t *testing.T) {
 		t.Errorf("got %s %q", resp.Status, body)
 	}
 	waitDone(t, r)
-	if text := log.text(); !strings.Contains(text, "oauth deny oauth: passed GET /callback") || !strings.Contains(text, "nothing in the sandbox answered") {
+	if text := log.text(); !strings.Contains(text, "oauth deny oauth: could not pass GET /callback") || !strings.Contains(text, "nothing in the sandbox answered") {
 		t.Errorf("log:\n%s", text)
 	}
 }
