@@ -13,7 +13,34 @@ import (
 // dialTimeout bounds the connection inside and the upgrade.
 const dialTimeout = 10 * time.Second
 
-// dial carries out a "dial" command (see DialRoute).
+// dialDrain is how long init, once its command has exited, waits for
+// the dials under way to finish.
+const dialDrain = 2 * time.Second
+
+// startDial carries out a "dial" command (see DialRoute) on its own
+// goroutine.
+func (s *session) startDial(cmd sessionCmd) {
+	s.dialing.Add(1)
+	go func() {
+		defer s.dialing.Done()
+		s.dial(cmd)
+	}()
+}
+
+// drainDials waits up to d for the dials under way to finish.
+func (s *session) drainDials(d time.Duration) {
+	if s == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { s.dialing.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// dial carries a connection into the sandbox (see DialRoute).
 func (s *session) dial(cmd sessionCmd) {
 	in, derr := s.dialInside(cmd)
 	if in != nil {

@@ -215,6 +215,9 @@ func supervise(o *initOpts, sess *session) int {
 		}
 	}
 	killAll(o)
+	// A login that answered its callback and exited at once still has
+	// its answer on the way to the browser: let it go out.
+	sess.drainDials(dialDrain)
 	sess.send(map[string]any{"event": "exit", "code": code})
 	return code
 }
@@ -233,7 +236,7 @@ func command(o *initOpts, sess *session, cmd sessionCmd, ok bool) int {
 	case cmd.Cmd == "resume":
 		signalAll(o, unix.SIGCONT)
 	case cmd.Cmd == "dial":
-		go sess.dial(cmd)
+		sess.startDial(cmd)
 	}
 	return -1
 }

@@ -63,7 +63,8 @@ type session struct {
 	addr    string
 	user    string
 	pass    string
-	weak    bool // the sandbox shares the computer's loopback: no dials
+	weak    bool           // the sandbox shares the computer's loopback: no dials
+	dialing sync.WaitGroup // dials carrying a connection (see DialRoute)
 }
 
 // sessionCmd is one line the daemon sends: "stop", "pause", "resume", or

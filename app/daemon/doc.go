@@ -39,6 +39,14 @@
 // session that drops marks the sandbox exited (code -1 if init never said)
 // and closes its proxy.
 //
+// A login's callback (bridges/oauth) enters a Linux sandbox through init:
+// the daemon sends {"cmd":"dial","host":H,"port":P,"token":T}, init
+// connects to H:P on the sandbox's loopback and brings that connection
+// on a new unix connection to the internal route /dial (upgrade
+// "lnk-dial", header Lnk-Dial-Token: T). The route takes it only from
+// init's own pid (SO_PEERCRED) with a token the daemon is waiting for,
+// once; anything else is refused (403, 410) and logged.
+//
 // Stop sends {"cmd":"stop"}, stops the proxy (every connection closed,
 // new ones refused), signals init SIGTERM and, after Config.StopGrace,
 // SIGKILL; init is pid 1 of the sandbox's pid namespace, so its death

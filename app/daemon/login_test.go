@@ -24,12 +24,15 @@ func fakeLogin() int {
 	}
 	codes := make(chan string, 1)
 	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// As tools do: answer the browser, then end the login at once.
+		http.SetCookie(w, &http.Cookie{Name: "planted", Value: "1"})
+		w.Header().Set("Connection", "close")
+		io.WriteString(w, "logged in: you may close this page")
+		w.(http.Flusher).Flush()
 		select {
 		case codes <- r.URL.Query().Get("code"):
 		default:
 		}
-		http.SetCookie(w, &http.Cookie{Name: "planted", Value: "1"})
-		io.WriteString(w, "logged in: you may close this page")
 	}))
 	cmd := exec.Command(os.Getenv("BROWSER"), os.Getenv("LNK_TEST_LOGIN_URL"))
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout

@@ -388,7 +388,7 @@ func TestOAuthLoginThroughChromium(t *testing.T) {
 		fmt.Sprintf("oauth: closed localhost:%d: its one request passed", port),
 	} {
 		if !strings.Contains(log, want) {
-			t.Errorf("the log lacks %q:\n%s", want, log)
+			t.Errorf("the log lacks %q:\n%s\nthe login said:\n%s", want, log, l.out)
 		}
 	}
 	if strings.Contains(log, "c0de-42") {

@@ -68,6 +68,7 @@ type Relay struct {
 	log     func(proxy.Record)
 	closed  bool
 	started time.Time
+	passErr error // why the request could not pass, if it could not
 
 	served atomic.Bool
 	done   chan struct{}
@@ -183,6 +184,9 @@ func (r *Relay) Start(page string, dial Dialer, logf func(proxy.Record), stop <-
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			r.mu.Lock()
+			r.passErr = err
+			r.mu.Unlock()
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusBadGateway)
 			fmt.Fprintf(w, "lnk: the login program in the sandbox did not answer on %s: %v\n", r.cb.Addr(), err)
@@ -231,14 +235,14 @@ func (r *Relay) serve(w http.ResponseWriter, req *http.Request, rp *httputil.Rev
 	// The path, never the query: it holds the login's code.
 	rule := fmt.Sprintf("oauth: passed %s %s from %s into the sandbox (status %d)", req.Method, clip(req.URL.Path), r.cb.Addr(), cw.status())
 	r.mu.Lock()
-	logf := r.log
+	logf, passErr := r.log, r.passErr
 	r.mu.Unlock()
 	if logf != nil {
 		decision := proxy.Allow
 		var errText string
-		if cw.status() == http.StatusBadGateway {
+		if passErr != nil {
 			rule = fmt.Sprintf("oauth: could not pass %s %s from %s into the sandbox", req.Method, clip(req.URL.Path), r.cb.Addr())
-			decision, errText = proxy.Deny, "nothing in the sandbox answered"
+			decision, errText = proxy.Deny, "nothing in the sandbox answered: "+passErr.Error()
 		}
 		logf(proxy.Record{Time: start, Proto: proxy.ProtoOAuth, Host: r.cb.Host, Port: uint16(r.cb.Port),
 			Decision: decision, Rule: rule, Down: cw.n, Duration: time.Since(start).Milliseconds(), Error: errText})
