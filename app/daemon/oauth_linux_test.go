@@ -70,7 +70,6 @@ type browser struct {
 	mu    sync.Mutex
 	pages []string
 	procs []*exec.Cmd
-	out   bytes.Buffer
 }
 
 func newBrowser(t *testing.T, chromium string) *browser {
