@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Autostart choices on Linux.
@@ -122,6 +123,11 @@ func (o Options) Plan(icon []byte) (*Plan, error) {
 			bin = join(o.OS, o.LocalAppData, "Programs", "lnk")
 		} else {
 			bin = join(o.OS, o.Home, ".local", "bin")
+		}
+	}
+	for _, path := range []string{o.Exe, bin, o.Home} {
+		if i := strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 || !utf8.ValidString(path) {
+			return nil, fmt.Errorf("install: the path %q has a control character or is not UTF-8, which a login entry cannot hold safely: use a plain folder", path)
 		}
 	}
 	p.Binary = join(o.OS, bin, exeName)

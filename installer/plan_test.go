@@ -83,6 +83,8 @@ func TestPlanRefuses(t *testing.T) {
 		"bad autostart": {OS: "linux", Home: "/h", StateDir: "/s", Exe: "/bin/lnk", Autostart: "cron"},
 		"no appdata":    {OS: "windows", Home: `C:\h`, StateDir: `C:\s`, Exe: `C:\lnk.exe`},
 		"no state":      {OS: "linux", Home: "/h", Exe: "/bin/lnk"},
+		"newline":       {OS: "linux", Home: "/h", StateDir: "/s", Exe: "/bin/lnk\nX-Injected=1"},
+		"not utf-8":     {OS: "linux", Home: "/h", StateDir: "/s", Exe: "/bin/\xfflnk"},
 	} {
 		if _, err := o.Plan(nil); err == nil {
 			t.Errorf("%s: planned", name)

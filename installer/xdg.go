@@ -92,12 +92,12 @@ func desktopExec(args ...string) string {
 		}
 		var b strings.Builder
 		b.WriteByte('"')
-		for _, r := range a {
-			switch r {
+		for i := 0; i < len(a); i++ {
+			switch a[i] {
 			case '"', '`', '$', '\\':
 				b.WriteByte('\\')
 			}
-			b.WriteRune(r)
+			b.WriteByte(a[i])
 		}
 		b.WriteByte('"')
 		out[i] = strings.ReplaceAll(b.String(), "%", "%%")

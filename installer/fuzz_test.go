@@ -1,0 +1,116 @@
+package installer
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// unDesktopExec reads an Exec key back as a desktop would: the key's own
+// escapes, %% for %, then the quoting rules of the Desktop Entry
+// Specification.
+func unDesktopExec(s string) ([]string, bool) {
+	s = strings.NewReplacer(`\\`, `\`, `\s`, " ", `\n`, "\n", `\t`, "\t", `\r`, "\r").Replace(s)
+	s = strings.ReplaceAll(s, "%%", "%")
+	var args []string
+	for i := 0; i < len(s); {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
+		var a strings.Builder
+		if s[i] == '"' {
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"`$\\", s[i+1]) >= 0 {
+					i++
+				}
+				a.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			i++
+		} else {
+			for ; i < len(s) && s[i] != ' '; i++ {
+				if strings.IndexByte("\"'\\><~|&;$*?#()`", s[i]) >= 0 {
+					return nil, false // must have been quoted
+				}
+				a.WriteByte(s[i])
+			}
+		}
+		args = append(args, a.String())
+	}
+	return args, true
+}
+
+// argvW splits a command line as CommandLineToArgvW does for the
+// arguments after the program: backslashes are literal unless they come
+// before a quote, 2n backslashes and a quote are n backslashes and a
+// delimiter, 2n+1 and a quote are n and a literal quote.
+func argvW(s string) []string {
+	var args []string
+	var a strings.Builder
+	in, have := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case (c == ' ' || c == '\t') && !in:
+			if have {
+				args = append(args, a.String())
+				a.Reset()
+				have = false
+			}
+		case c == '\\':
+			n := 0
+			for i < len(s) && s[i] == '\\' {
+				n++
+				i++
+			}
+			if i < len(s) && s[i] == '"' {
+				a.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					a.WriteByte('"')
+				} else {
+					in = !in
+				}
+			} else {
+				a.WriteString(strings.Repeat(`\`, n))
+				i--
+			}
+			have = true
+		case c == '"':
+			in = !in
+			have = true
+		default:
+			a.WriteByte(c)
+			have = true
+		}
+	}
+	if have {
+		args = append(args, a.String())
+	}
+	return args
+}
+
+// FuzzQuoting: every command line install writes reads back as the very
+// arguments it was made from, so a login entry runs the right program
+// whatever its path holds.
+func FuzzQuoting(f *testing.F) {
+	f.Add("/home/jane/.local/bin/lnk", "tray")
+	f.Add(`/home/j$ "100%"/b\c`, "a b")
+	f.Add("/x/`id`;rm", `C:\dir with space\`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if strings.ContainsFunc(a+b, func(r rune) bool { return r < 0x20 || r == 0x7f }) || !utf8.ValidString(a+b) {
+			return // refused by Plan
+		}
+		got, ok := unDesktopExec(desktopExec(a, b))
+		if !ok || len(got) != 2 || got[0] != a || got[1] != b {
+			t.Fatalf("desktopExec(%q, %q) = %s reads back as %q", a, b, desktopExec(a, b), got)
+		}
+		if a == "" || b == "" {
+			return
+		}
+		if w := argvW(windowsCommand(a, b)); len(w) != 2 || w[0] != a || w[1] != b {
+			t.Fatalf("windowsCommand(%q, %q) = %s reads back as %q", a, b, windowsCommand(a, b), w)
+		}
+	})
+}
