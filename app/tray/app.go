@@ -90,7 +90,7 @@ func (a *app) follow(ctx context.Context, render func(view)) {
 	tick := time.NewTicker(refreshEvery)
 	defer tick.Stop()
 	first := true
-	for {
+	for ctx.Err() == nil { // once the daemon stops, its sandboxes' ends are not news
 		a.mu.Lock()
 		evs := a.events
 		a.events = nil
