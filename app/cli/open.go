@@ -97,7 +97,8 @@ func openPage(ctx context.Context, page string, stderr io.Writer) int {
 		raw = os.Getenv("http_proxy")
 	}
 	pu, err := url.Parse(raw)
-	if raw == "" || err != nil || pu.Scheme != "http" || pu.Host == "" {
+	// LNK_SANDBOX too: never send the page to a proxy that is not lnk's.
+	if os.Getenv("LNK_SANDBOX") == "" || raw == "" || err != nil || pu.Scheme != "http" || pu.Host == "" {
 		return fail(ExitOpenFailed, "open: HTTP_PROXY does not name lnk's proxy: this opens pages only inside an lnk sandbox; outside, open %s yourself", page)
 	}
 	body, _ := json.Marshal(map[string]string{"url": page})

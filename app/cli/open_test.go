@@ -69,6 +69,7 @@ func TestOpenExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pu, seen := fakeProxy(t, tc.status, tc.body)
 			t.Setenv("HTTP_PROXY", pu)
+			t.Setenv("LNK_SANDBOX", "sb1")
 			var out, errb bytes.Buffer
 			code := run([]string{"/run/lnk/bin/xdg-open", "https://x/"}, strings.NewReader(""), &out, &errb)
 			if code != tc.code || !strings.Contains(errb.String(), tc.says) || out.Len() != 0 {
@@ -82,14 +83,22 @@ func TestOpenExitCodes(t *testing.T) {
 }
 
 func TestOpenOutsideASandbox(t *testing.T) {
-	t.Setenv("HTTP_PROXY", "")
-	t.Setenv("http_proxy", "")
-	var out, errb bytes.Buffer
-	code := run([]string{"lnk", "sandbox", "open", "https://x/"}, strings.NewReader(""), &out, &errb)
-	if code != ExitOpenFailed || !strings.Contains(errb.String(), "only inside an lnk sandbox") {
-		t.Errorf("exit %d, stderr %q", code, errb.String())
+	pu, seen := fakeProxy(t, 200, `{"outcome":"opened"}`)
+	for _, env := range [][2]string{{"", ""}, {pu, ""}, {"", "sb1"}} {
+		t.Setenv("HTTP_PROXY", env[0])
+		t.Setenv("http_proxy", "")
+		t.Setenv("LNK_SANDBOX", env[1])
+		var out, errb bytes.Buffer
+		code := run([]string{"lnk", "sandbox", "open", "https://x/"}, strings.NewReader(""), &out, &errb)
+		if code != ExitOpenFailed || !strings.Contains(errb.String(), "only inside an lnk sandbox") {
+			t.Errorf("HTTP_PROXY=%q LNK_SANDBOX=%q: exit %d, stderr %q", env[0], env[1], code, errb.String())
+		}
 	}
-	code = run([]string{"xdg-open"}, strings.NewReader(""), &out, &errb)
+	if *seen != "" {
+		t.Errorf("a proxy outside a sandbox was sent %q", *seen)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"xdg-open"}, strings.NewReader(""), &out, &errb)
 	if code != ExitUsage {
 		t.Errorf("xdg-open with no URL: exit %d", code)
 	}
