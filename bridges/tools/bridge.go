@@ -59,9 +59,10 @@ type Bridge struct {
 	// (default two seconds).
 	Grace time.Duration
 
-	mu   sync.Mutex // guards hubs and open
-	hubs map[string]*upstream
-	open map[string]int // sessions open, by sandbox id
+	mu      sync.Mutex // guards hubs, retired and open
+	hubs    map[string]*upstream
+	retired []*upstream    // hubs of definitions since changed
+	open    map[string]int // sessions open, by sandbox id
 }
 
 // MaxSessions bounds the sessions one sandbox may have open at once (each
@@ -120,7 +121,11 @@ func (b *Bridge) serve(sb *bridges.Sandbox, w http.ResponseWriter, r *http.Reque
 		t, err = b.Lookup(name)
 	}
 	if err != nil {
-		deny(http.StatusInternalServerError, "settings unreadable", err.Error())
+		// The details (which may quote the file) go to the daemon's log,
+		// never into the sandbox.
+		b.logf("tools: tool %s: %v", name, err)
+		deny(http.StatusInternalServerError, "settings unreadable",
+			"lnk's tool settings cannot be read: run lnk sandbox tool list outside the sandbox to see why")
 		return
 	}
 	if t == nil {
@@ -177,6 +182,9 @@ func (b *Bridge) hub(t *Tool) *upstream {
 	}
 	u := b.hubs[t.Name]
 	if u == nil || u.key != key {
+		if u != nil {
+			b.retired = append(b.retired, u)
+		}
 		u = newUpstream(b, t, true)
 		u.key = key
 		b.hubs[t.Name] = u
@@ -191,8 +199,11 @@ func (b *Bridge) hub(t *Tool) *upstream {
 // sessions (and with the proxy that carries them).
 func (b *Bridge) Close() {
 	b.mu.Lock()
-	hubs := b.hubs
-	b.hubs = nil
+	hubs := b.retired
+	for _, u := range b.hubs {
+		hubs = append(hubs, u)
+	}
+	b.hubs, b.retired = nil, nil
 	b.mu.Unlock()
 	for _, u := range hubs {
 		u.shutdown()

@@ -306,3 +306,16 @@ func TestHintsWithoutAList(t *testing.T) {
 		t.Fatalf("questions: %+v", qs)
 	}
 }
+
+// A settings file that cannot be read is not quoted into the sandbox: a
+// parse error may hold a line of it, token and all.
+func TestUnreadableSettingsStayOutside(t *testing.T) {
+	w := newWorld(t, &choose{})
+	w.bridge.Lookup = func(string) (*Tool, error) {
+		return nil, errors.New(`tools.toml: line 3: env = {TOKEN = "secret-in-the-file`)
+	}
+	_, _, code, body := w.sandbox("sb1", "gosrv").open(t, "gosrv")
+	if code != http.StatusInternalServerError || strings.Contains(body, "secret") || !strings.Contains(body, "tool list") {
+		t.Fatalf("%d %q", code, body)
+	}
+}
