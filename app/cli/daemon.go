@@ -20,6 +20,8 @@ type DaemonOptions struct {
 	// Tray shows the tray icon and sends notifications (lnk sandbox
 	// tray).
 	Tray bool
+	// Debug logs each tool call's arguments too.
+	Debug bool
 }
 
 // RunDaemon is the daemon's body. app/lnk's main sets it: the CLI must not
@@ -57,5 +59,6 @@ network and its command is ended.`,
 	c.Flags().MarkHidden("socket")
 	c.Flags().DurationVar(&opts.AskTimeout, "ask-timeout", 0, "deny a question after `DURATION` without an answer (default 2m; for tests)")
 	c.Flags().MarkHidden("ask-timeout")
+	c.Flags().BoolVar(&opts.Debug, "debug", false, "log each tool call's arguments too (they may hold what you would not log)")
 	return c
 }

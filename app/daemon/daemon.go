@@ -46,6 +46,9 @@ type Config struct {
 	// AskTimeout is how long a question waits for the person (default
 	// two minutes).
 	AskTimeout time.Duration
+	// Debug logs what is kept out of the log otherwise: each tool call's
+	// arguments.
+	Debug bool
 	// Dialog shows questions on the screen; nil is zenity's native
 	// dialogs (used when a display is there).
 	Dialog dialogs.Dialog

@@ -15,6 +15,7 @@ func (d *Daemon) toolsBridge() *tools.Bridge {
 	return &tools.Bridge{
 		Asker: d.asker,
 		Logf:  d.cfg.Logf,
+		Debug: d.cfg.Debug,
 		Lookup: func(name string) (*tools.Tool, error) {
 			if file == "" {
 				return nil, nil

@@ -15,7 +15,7 @@ func main() {
 	// Only this package links the daemon and the tray; the CLI reaches
 	// them through this hook so that app/cli never links the proxy.
 	cli.RunDaemon = func(ctx context.Context, o cli.DaemonOptions) error {
-		cfg := daemon.Config{Socket: o.Socket, Version: cli.Version, AskTimeout: o.AskTimeout}
+		cfg := daemon.Config{Socket: o.Socket, Version: cli.Version, AskTimeout: o.AskTimeout, Debug: o.Debug}
 		if o.Tray {
 			return runTray(ctx, cfg)
 		}

@@ -319,3 +319,21 @@ func TestUnreadableSettingsStayOutside(t *testing.T) {
 		t.Fatalf("%d %q", code, body)
 	}
 }
+
+func TestDebugLogsArguments(t *testing.T) {
+	tl, _ := goTool(t, "gosrv")
+	tl.AskNone = true
+	w := newWorld(t, &choose{})
+	w.tools["gosrv"] = tl
+	w.bridge.Debug = true
+	sb := w.sandbox("sb1", "gosrv")
+	if _, err := callTool(t, sb.client(t, "gosrv"), "echo", map[string]any{"text": "visible-in-debug"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sb.records() {
+		if strings.Contains(r.Rule, "tools/call echo: --ask none arguments ") && strings.Contains(r.Rule, "visible-in-debug") {
+			return
+		}
+	}
+	t.Fatalf("no arguments in the debug log: %+v", sb.records())
+}

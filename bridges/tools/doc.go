@@ -112,5 +112,5 @@
 // Each request answered is one log line (Proto "tool"): the sandbox, the
 // tool (Host), the method and called name and why it was let through
 // (Rule), allow or deny, and the duration; a refused call is a deny line.
-// Arguments are logged only with Debug.
+// Arguments are logged only with Debug (`lnk sandbox daemon --debug`).
 package tools

@@ -67,7 +67,6 @@ func (u *upstream) serverResponse(m *message) {
 		return
 	}
 	m.id = c.clientID
-	c.s.write(m)
 	rec := proxy.Record{Time: c.start, Proto: ProtoTool, Host: u.name, Decision: proxy.Allow,
 		Rule: c.method, Duration: time.Since(c.start).Milliseconds()}
 	if c.name != "" {
@@ -84,7 +83,8 @@ func (u *upstream) serverResponse(m *message) {
 	} else if c.method == "tools/call" && bytes.Contains(m.result, []byte(`"isError":true`)) {
 		rec.Error = "the tool reported an error"
 	}
-	c.s.sb.Log(rec)
+	c.s.sb.Log(rec) // first, so the line is there once the sandbox has its answer
+	c.s.write(m)
 }
 
 // serverRequest passes a request of the server's (sampling, roots,
