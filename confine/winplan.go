@@ -3,6 +3,7 @@ package confine
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -237,22 +238,9 @@ func NormalizeWinPath(p string) (string, error) {
 	case strings.HasPrefix(s, `\\.\`):
 		return "", fmt.Errorf("%q is a device path: give a folder", p)
 	}
-	var root string
-	var rest string
-	switch {
-	case len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && s[2] == '\\':
-		root, rest = strings.ToUpper(s[:2])+`\`, s[3:]
-	case strings.HasPrefix(s, `\\`):
-		parts := strings.SplitN(strings.TrimLeft(s, `\`), `\`, 3)
-		if len(parts) < 2 || parts[0] == "" || parts[1] == "" || parts[0] == "." || parts[0] == "?" {
-			return "", fmt.Errorf("%q is not a full UNC path (\\\\server\\share\\…)", p)
-		}
-		root = `\\` + parts[0] + `\` + parts[1]
-		if len(parts) == 3 {
-			rest = parts[2]
-		}
-	default:
-		return "", fmt.Errorf("%q is not an absolute path (C:\\… or \\\\server\\share\\…)", p)
+	root, rest, err := winRoot(s)
+	if err != nil {
+		return "", fmt.Errorf("%q %v", p, err)
 	}
 	var comps []string
 	for _, c := range strings.Split(rest, `\`) {
@@ -274,6 +262,26 @@ func NormalizeWinPath(p string) (string, error) {
 		out += strings.Join(comps, `\`)
 	}
 	return strings.ToUpper(out), nil
+}
+
+// winRoot splits a path with '\' separators into its root (C:\ or
+// \\server\share) and the rest.
+func winRoot(s string) (root, rest string, err error) {
+	switch {
+	case len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && s[2] == '\\':
+		return strings.ToUpper(s[:2]) + `\`, s[3:], nil
+	case strings.HasPrefix(s, `\\`):
+		parts := strings.SplitN(strings.TrimLeft(s, `\`), `\`, 3)
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" || parts[0] == "." || parts[0] == "?" {
+			return "", "", errors.New("is not a full UNC path (\\\\server\\share\\…)")
+		}
+		root = `\\` + parts[0] + `\` + parts[1]
+		if len(parts) == 3 {
+			rest = parts[2]
+		}
+		return root, rest, nil
+	}
+	return "", "", errors.New("is not an absolute path (C:\\… or \\\\server\\share\\…)")
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -39,16 +39,8 @@ func RunWindowsACL(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	for _, d := range []string{plan.Workspace, plan.Temp} {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return fail("%s is not a folder: create it first", d)
-		}
-	}
-	path, err := exec.LookPath(plan.Program)
+	path, err := checkWinRun(plan)
 	if err != nil {
-		return fail("%s: command not found: %v", plan.Program, err)
-	}
-	if err := CheckBatchArgs(path, plan.Argv[1:]); err != nil {
 		return fail("%v", err)
 	}
 	job, err := killOnCloseJob()
@@ -77,6 +69,30 @@ func RunWindowsACL(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	return runRestricted(plan, path, token, job, sess, stderr)
+}
+
+// checkWinRun checks what the plan needs of the machine: both folders,
+// and the program (a batch file's arguments checked again once found).
+func checkWinRun(plan *WinPlan) (string, error) {
+	for _, d := range []string{plan.Workspace, plan.Temp} {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("%s is not a folder: create it first", d)
+		}
+	}
+	path, err := exec.LookPath(plan.Program)
+	if err != nil {
+		return "", fmt.Errorf("%s: command not found: %v", plan.Program, err)
+	}
+	if err := CheckBatchArgs(path, plan.Argv[1:]); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// runRestricted starts the command under the token, keeps the session,
+// and returns the command's exit code.
+func runRestricted(plan *WinPlan, path string, token windows.Token, job windows.Handle, sess *session, stderr io.Writer) int {
 	signal.Ignore(os.Interrupt) // Ctrl-C reaches the command; the runner stays to mirror its code
 	// The environment is the runner's own, set explicitly: with a token
 	// and no Env, Go would build the token user's default block instead,
@@ -85,7 +101,8 @@ func RunWindowsACL(args []string, stderr io.Writer) int {
 		SysProcAttr: &syscall.SysProcAttr{Token: syscall.Token(token), CmdLine: plan.CommandLine}}
 	if err := cmd.Start(); err != nil {
 		sess.send(map[string]any{"event": "exit", "code": WinRunFailure})
-		return fail("start %s under the restricted token: %v", path, err)
+		fmt.Fprintf(stderr, "windows-acl-run: start %s under the restricted token: %v\n", path, err)
+		return WinRunFailure
 	}
 	sess.send(map[string]any{"event": "start", "pid": cmd.Process.Pid})
 	var ended atomic.Bool // set before the exit event: the daemon may close the session then
