@@ -85,8 +85,8 @@ func (s *session) run() {
 	}
 	s.drain()
 	s.stop()
+	s.close() // the client need not wait for the server to stop
 	s.u.detach(s)
-	s.close()
 }
 
 // drain waits, bounded, for answers to calls already made and for asks in

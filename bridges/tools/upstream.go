@@ -170,7 +170,7 @@ func (u *upstream) ready(ctx context.Context, protoVer string) (*process, json.R
 // it serves many sandboxes at once.
 func (u *upstream) startShared(ctx context.Context, t *Tool, ver string) (*process, json.RawMessage, error) {
 	if ver == "" {
-		ver = "2025-06-18"
+		ver = "2025-11-25" // the last version before server/discover
 	}
 	p, err := startProcess(t, u.b.logf)
 	if err != nil {
