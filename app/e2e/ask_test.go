@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -168,7 +169,8 @@ func TestAskByDialog(t *testing.T) {
 	xdotool := testenv.NeedCommand(t, "xdotool", "xdotool")
 	testenv.NeedCommand(t, "zenity", "zenity")
 	w := newWorld(t, true)
-	w.extraEnv = []string{"DISPLAY=" + display, "NO_AT_BRIDGE=1"}
+	// xvfb-run lets in only the clients that carry its XAUTHORITY.
+	w.extraEnv = []string{"DISPLAY=" + display, "XAUTHORITY=" + os.Getenv("XAUTHORITY"), "NO_AT_BRIDGE=1"}
 	w.startDaemon()
 	p := w.askInside(w.writeSpec(askSpec), "Show me a dialog")
 	var wid string
