@@ -166,8 +166,8 @@ func FuzzRenumber(f *testing.F) {
 		if len(data) < 2 {
 			return
 		}
-		if len(data) > 40 {
-			data = data[:40]
+		if len(data) > 24 {
+			data = data[:24]
 		}
 		shared := data[0]&1 == 1
 		u := newUpstream(&Bridge{Grace: time.Second}, &Tool{Name: "echo", Idle: time.Hour}, shared)
