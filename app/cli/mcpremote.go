@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -18,9 +19,12 @@ MCP server at URL, sending the headers with each request. Use it as a
 tool's command, so the server's token stays in lnk's settings, outside
 every sandbox:
 
-  lnk sandbox tool add docs -- lnk-sandbox sandbox mcp-remote https://mcp.example.com/mcp --header "Authorization: Bearer TOKEN"
+  lnk sandbox tool add docs --env TOKEN=... -- lnk-sandbox sandbox mcp-remote https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'
 
-URL is https://, or http:// only to this machine.`,
+${NAME} in a header's value is the variable NAME of mcp-remote's own
+environment (the tool's --env): a token there is not on a command line,
+where other users of this machine could read it. URL is https://, or
+http:// only to this machine.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if _, err := mcpremote.CheckURL(args[0]); err != nil {
@@ -29,6 +33,9 @@ URL is https://, or http:// only to this machine.`,
 			h := http.Header{}
 			for _, kv := range headers {
 				k, v, err := mcpremote.ParseHeader(kv)
+				if err == nil {
+					v, err = mcpremote.ExpandHeader(v, os.LookupEnv)
+				}
 				if err != nil {
 					return failf(ExitUsage, "%v", err)
 				}

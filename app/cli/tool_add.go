@@ -24,10 +24,11 @@ shared_idle without calls); a server that keeps state between calls then
 shares it. --env sets the server's own variables (the sandbox's never
 reach it). A remote server is a tool too:
 
-  lnk sandbox tool add docs -- lnk-sandbox sandbox mcp-remote https://mcp.example.com/mcp --header "Authorization: Bearer TOKEN"
+  lnk sandbox tool add docs --env TOKEN=... -- lnk-sandbox sandbox mcp-remote https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'
 
-The token stays in your settings, outside every sandbox. --replace
-overwrites a tool of the same name.`,
+The token stays in your settings, outside every sandbox (and, given by
+--env, off every command line). --replace overwrites a tool of the same
+name.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := outsideOnly("add"); err != nil {

@@ -199,7 +199,7 @@ func TestRemoteToolTokenStaysOutside(t *testing.T) {
 		mu.Lock()
 	}))
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	w.must("tool", "add", "remote", "--ask", "none", "--", lnkBin, "sandbox", "mcp-remote", url, "--header", "Authorization: Bearer "+token)
+	w.must("tool", "add", "remote", "--ask", "none", "--env", "TOKEN="+token, "--", lnkBin, "sandbox", "mcp-remote", url, "--header", "Authorization: Bearer ${TOKEN}")
 	if out := w.must("tool", "show", "remote"); strings.Contains(out, token) {
 		t.Fatalf("tool show prints the token:\n%s", out)
 	}

@@ -58,6 +58,37 @@ func ParseHeader(h string) (string, string, error) {
 	return http.CanonicalHeaderKey(k), v, nil
 }
 
+// ExpandHeader replaces each ${NAME} in a header's value with the
+// variable NAME of lookup (mcp-remote's own environment, which a tool's
+// --env sets), so a token need not be on a command line, where other
+// users of the machine could read it. A variable that is not set is an
+// error.
+func ExpandHeader(v string, lookup func(string) (string, bool)) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			b.WriteString(v)
+			break
+		}
+		j := strings.IndexByte(v[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("mcp-remote: header value has \"${\" without \"}\"")
+		}
+		name := v[i+2 : i+j]
+		val, ok := lookup(name)
+		if !ok || name == "" {
+			return "", fmt.Errorf("mcp-remote: header names ${%s}, which is not set: give it to the tool with --env %s=VALUE", clip(name), clip(name))
+		}
+		if strings.ContainsAny(val, "\r\n\x00") {
+			return "", fmt.Errorf("mcp-remote: ${%s} holds a line break", clip(name))
+		}
+		b.WriteString(v[:i] + val)
+		v = v[i+j+1:]
+	}
+	return b.String(), nil
+}
+
 func clip(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "..."

@@ -116,3 +116,23 @@ func TestRefusesPlainHTTPElsewhere(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestExpandHeader(t *testing.T) {
+	env := map[string]string{"TOKEN": "abc", "BAD": "x\ny"}
+	look := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for _, tc := range []struct{ in, out string }{
+		{"Bearer ${TOKEN}", "Bearer abc"},
+		{"${TOKEN}-${TOKEN}", "abc-abc"},
+		{"plain $TOKEN", "plain $TOKEN"},
+		{"", ""},
+	} {
+		if got, err := ExpandHeader(tc.in, look); err != nil || got != tc.out {
+			t.Errorf("ExpandHeader(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+	for _, bad := range []string{"${MISSING}", "${TOKEN", "${}", "${BAD}"} {
+		if _, err := ExpandHeader(bad, look); err == nil {
+			t.Errorf("ExpandHeader(%q) passed", bad)
+		}
+	}
+}
