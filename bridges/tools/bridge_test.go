@@ -337,3 +337,27 @@ func TestDebugLogsArguments(t *testing.T) {
 	}
 	t.Fatalf("no arguments in the debug log: %+v", sb.records())
 }
+
+// When the sandbox ends, its sessions end and their servers stop.
+func TestSandboxEndStopsItsServers(t *testing.T) {
+	tl, pidFile := goTool(t, "gosrv")
+	tl.AskNone = true
+	w := newWorld(t, &choose{})
+	w.tools["gosrv"] = tl
+	sb := w.sandbox("sb1", "gosrv")
+	cs := sb.client(t, "gosrv")
+	if _, err := callTool(t, cs, "pid", nil); err != nil {
+		t.Fatal(err)
+	}
+	ps := pids(t, pidFile)
+	if len(ps) != 1 {
+		t.Fatalf("%d servers", len(ps))
+	}
+	sb.end()
+	if !waitGone(ps[0], 10*time.Second) {
+		t.Fatalf("server %d runs on after its sandbox ended", ps[0])
+	}
+	if _, err := callTool(t, cs, "pid", nil); err == nil {
+		t.Fatal("a call went through after the sandbox ended")
+	}
+}

@@ -125,6 +125,7 @@ func newWorld(t testing.TB, dlg dialogs.Dialog, tools ...*Tool) *world {
 type box struct {
 	id, secret, addr string
 	done             chan struct{}
+	endOnce          sync.Once
 	mu               sync.Mutex // guards recs
 	recs             []proxy.Record
 }
@@ -155,11 +156,15 @@ func (w *world) sandbox(id string, toolNames ...string) *box {
 	go p.Serve(ln)
 	b.addr = ln.Addr().String()
 	t.Cleanup(func() {
-		close(b.done)
+		b.end()
 		p.Close()
 	})
 	return b
 }
+
+// end ends the sandbox, as the daemon does when its command exits or it
+// is stopped.
+func (b *box) end() { b.endOnce.Do(func() { close(b.done) }) }
 
 func (b *box) records() []proxy.Record {
 	b.mu.Lock()
