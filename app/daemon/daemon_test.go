@@ -406,7 +406,15 @@ func TestWrappedSandboxExpires(t *testing.T) {
 	td := startDaemon(t, Config{WrapExpiry: 200 * time.Millisecond})
 	resp, req := td.wrap("true")
 	td.waitState(resp.ID, apitype.StateExited)
-	if _, err := os.Stat(req.ProxySocket); !errors.Is(err, os.ErrNotExist) {
+	// The state changes first, then the proxy closes and its folder goes.
+	var err error
+	for i := 0; i < 200; i++ {
+		if _, err = os.Stat(req.ProxySocket); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an expired sandbox's proxy socket is still there: %v", err)
 	}
 	if _, _, code := openSession(req.ProxySocket, req.SandboxID, req.Secret); code == http.StatusSwitchingProtocols {
