@@ -32,13 +32,13 @@ func FuzzReadLine(f *testing.F) {
 			if i == bytes.Count(data, []byte("\n")) && len(l) == 0 {
 				break // after the last "\n"
 			}
-			l = bytes.TrimSuffix(l, []byte("\r"))
-			if len(bytes.TrimSpace(l)) == 0 {
-				continue
-			}
 			if len(l) > max {
 				tooLong = true
 				break
+			}
+			l = bytes.TrimSuffix(l, []byte("\r"))
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
 			}
 			want = append(want, l)
 		}

@@ -37,12 +37,12 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 			break
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
+		if len(line) > max { // blank or not: a line is bounded by its bytes
+			return nil, errLineTooLong
+		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
-		}
-		if len(line) > max {
-			return nil, errLineTooLong
 		}
 		return line, nil
 	}
