@@ -345,6 +345,12 @@ func FuzzGlobRegex(f *testing.F) {
 		if strings.Contains(pat, "/") || strings.Contains(name, "/") || name == "" || pat == "**" {
 			return
 		}
+		// Go's POSIX mode keeps a newline out of negated classes such as
+		// [^/]; Seatbelt's regexes (POSIX ERE without REG_NEWLINE) let it
+		// in, as path.Match does. The reader here cannot judge such names.
+		if strings.Contains(name, "\n") {
+			return
+		}
 		if _, err := path.Match(pat, name); err != nil {
 			return
 		}
