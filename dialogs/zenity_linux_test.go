@@ -177,7 +177,23 @@ func BenchmarkDialogOnScreen(b *testing.B) {
 		done := make(chan Answer, 1)
 		start := time.Now()
 		go func() { done <- a.Ask(context.Background(), q) }()
-		wid := findWindow(b, "lnk sandbox: bench asks", 15*time.Second)
+		wid := ""
+		for wid == "" {
+			select {
+			case ans := <-done:
+				b.Fatalf("question %d answered before its dialog showed: %+v", i, ans)
+			default:
+			}
+			if time.Since(start) > 15*time.Second {
+				b.Fatalf("question %d: no dialog within 15s; pending: %+v", i, a.PendingViews())
+			}
+			out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "lnk sandbox: bench asks").Output()
+			if f := strings.Fields(string(out)); len(f) > 0 {
+				wid = f[0]
+			} else {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 		total += time.Since(start)
 		exec.Command("xdotool", "windowfocus", "--sync", wid, "key", "alt+d").Run()
 		<-done
