@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -150,5 +151,10 @@ func (p *Proxy) serveRoute(w http.ResponseWriter, r *http.Request, rec *Record, 
 	cw := &countingWriter{ResponseWriter: w}
 	rt.h.ServeHTTP(cw, r)
 	rec.Down = cw.n
+	if cw.status >= 400 {
+		// The route itself refused: the log says so, not "allow".
+		rec.Decision = Deny
+		rec.Rule = fmt.Sprintf("route %s answered %d", name, cw.status)
+	}
 	p.log(rec)
 }

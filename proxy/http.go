@@ -186,13 +186,24 @@ func clip(s string) string {
 	return s
 }
 
-// countingWriter counts the response body bytes.
+// countingWriter counts the response body bytes and keeps the status.
 type countingWriter struct {
 	http.ResponseWriter
-	n int64
+	n      int64
+	status int // 0 until the handler answers (and for a hijacked connection)
+}
+
+func (c *countingWriter) WriteHeader(code int) {
+	if c.status == 0 && code >= 200 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
 	n, err := c.ResponseWriter.Write(b)
 	c.n += int64(n)
 	return n, err

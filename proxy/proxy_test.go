@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -541,5 +542,38 @@ func TestIdleTunnelAndConnLimit(t *testing.T) {
 	e.log.waitRecord(t, func(r Record) bool { return r.Rule == "too many connections at once" })
 	for _, c := range open {
 		c.Close()
+	}
+}
+
+// A route that refuses is logged as a refusal, not as an allowed route.
+func TestRouteRefusalLogged(t *testing.T) {
+	e := startProxy(t, loopPolicy(t), nil)
+	e.p.Handle("picky", "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not you", http.StatusForbidden)
+	}))
+	e.p.Handle("fine", "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	c := e.client(testID, testSecret)
+	if code, _ := get(t, c, "http://lnk.sandbox/picky"); code != 403 {
+		t.Fatalf("picky: %d", code)
+	}
+	if code, _ := get(t, c, "http://lnk.sandbox/fine"); code != 200 {
+		t.Fatalf("fine: %d", code)
+	}
+	var picky, fine Record
+	for _, line := range strings.Split(strings.TrimSpace(e.log.String()), "\n") {
+		var r Record
+		json.Unmarshal([]byte(line), &r)
+		switch {
+		case strings.Contains(r.Rule, "picky"):
+			picky = r
+		case strings.Contains(r.Rule, "fine"):
+			fine = r
+		}
+	}
+	if picky.Decision != Deny || picky.Rule != "route picky answered 403" {
+		t.Errorf("the refusing route is logged as %+v", picky)
+	}
+	if fine.Decision != Allow || fine.Rule != "route fine" {
+		t.Errorf("the answering route is logged as %+v", fine)
 	}
 }
