@@ -97,7 +97,9 @@
 // by size into proxy.log.1 … proxy.log.4. JSON escapes every control
 // character, so a host name cannot forge a line. [ReadLog] reads and
 // follows it for `lnk sandbox log`. A connection that closes before
-// sending its first byte is not logged.
+// sending its first byte is not logged. A route request is logged as
+// allowed unless its handler answers 400 or above: then it is a refusal,
+// "route NAME answered STATUS" (the bridge logs its own reason too).
 //
 // The proxy trusts the socket's permissions and the secret to keep other
 // users out; [PeerCred] gives route handlers the peer of a unix socket
