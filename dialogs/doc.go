@@ -15,7 +15,8 @@
 //     fails to show, the question moves to the terminal or the queue.
 //  2. The terminal of the `lnk sandbox run` that started the sandbox
 //     ([Terminal]): the question is printed with a short random code,
-//     and the person answers by typing the code and a choice. The code
+//     and the person answers by typing the code and a choice. `run`
+//     shows its sandbox's questions one at a time, oldest first. The code
 //     goes from the daemon to that `run` process over the control
 //     socket, which no process inside a sandbox can reach, so a program
 //     inside can print look-alike questions but can never answer one.

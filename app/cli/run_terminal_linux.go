@@ -151,11 +151,12 @@ func readInput(f *os.File, c chan<- []byte) {
 // relay is the terminal's side of the questions: it shows them and takes
 // their answers out of the typed bytes.
 type relay struct {
-	ctx    context.Context
-	cl     *client.Client
-	out    *lockedWriter
-	master *os.File
-	m      *codeMatcher
+	ctx     context.Context
+	cl      *client.Client
+	out     *lockedWriter
+	master  *os.File
+	m       *codeMatcher
+	waiting []*apitype.Question // oldest first; only the first is shown
 }
 
 func (r *relay) typed(b []byte) {
@@ -197,27 +198,51 @@ func (r *relay) codeOf(id string) string {
 	return ""
 }
 
+// event shows the questions one at a time: the oldest waiting one, with
+// its code; the next when it is settled.
 func (r *relay) event(e *apitype.QuestionEvent) {
 	switch {
 	case e.Question != nil && e.Question.Code != "":
-		q := e.Question
-		r.m.add(q.Code, q.ID)
-		choices := q.Code + " allow   or   " + q.Code + " deny"
-		if q.Always {
-			choices = q.Code + " allow   " + q.Code + " always   or   " + q.Code + " deny"
+		r.waiting = append(r.waiting, e.Question)
+		if len(r.waiting) == 1 {
+			r.show(e.Question)
+		} else {
+			r.say("another question (%s) waits its turn", e.Question.ID)
 		}
-		text := strings.ReplaceAll(q.Text, "\n", "\r\n    ")
-		r.out.Write([]byte(fmt.Sprintf("\r\n[lnk] question %s for you (denied in %v unless answered):\r\n    %s\r\n[lnk] to answer, type:  %s  and Enter\r\n",
-			q.ID, time.Until(q.Expires).Round(time.Second), text, choices)))
 	case e.Gone != "":
-		var pass []byte
-		res := r.m.remove(e.Gone)
-		r.apply(&res, &pass)
-		if len(pass) > 0 {
-			r.master.Write(pass)
+		for i, q := range r.waiting {
+			if q.ID != e.Gone {
+				continue
+			}
+			r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
+			if i > 0 {
+				return // never shown: nothing to take back
+			}
+			var pass []byte
+			res := r.m.remove(e.Gone)
+			r.apply(&res, &pass)
+			if len(pass) > 0 {
+				r.master.Write(pass)
+			}
+			r.say("question %s is settled", e.Gone)
+			if len(r.waiting) > 0 {
+				r.show(r.waiting[0])
+			}
+			return
 		}
-		r.say("question %s is settled", e.Gone)
 	}
+}
+
+// show prints q with its code, and lets the matcher take its answer.
+func (r *relay) show(q *apitype.Question) {
+	r.m.add(q.Code, q.ID)
+	choices := q.Code + " allow   or   " + q.Code + " deny"
+	if q.Always {
+		choices = q.Code + " allow   " + q.Code + " always   or   " + q.Code + " deny"
+	}
+	text := strings.ReplaceAll(q.Text, "\n", "\r\n    ")
+	r.out.Write([]byte(fmt.Sprintf("\r\n[lnk] question %s for you (denied in %v unless answered):\r\n    %s\r\n[lnk] to answer, type:  %s  and Enter\r\n",
+		q.ID, max(time.Until(q.Expires).Round(time.Second), 0), text, choices)))
 }
 
 func (r *relay) say(format string, args ...any) {

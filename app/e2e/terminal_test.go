@@ -108,3 +108,41 @@ func TestCtrlCOnTerminal(t *testing.T) {
 		t.Fatalf("run exited %d after Ctrl-C, want 130:\n%s", code, screen)
 	}
 }
+
+// Two questions at once on one terminal are shown one at a time: the
+// second with its own code once the first is settled.
+func TestTerminalQuestionsOneAtATime(t *testing.T) {
+	w := newWorld(t, true)
+	curl := testenv.NeedCommand(t, "curl", "curl")
+	w.startDaemon()
+	spec := w.writeSpec(askSpec)
+	ask := func(q string) string {
+		return curl + ` -sS --max-time 60 -H 'Content-Type: application/json' -d '{"question":"` + q + `"}' http://lnk.sandbox/ask`
+	}
+	script := "(" + ask("first?") + "; echo) & sleep 1; (" + ask("second?") + "; echo) & wait"
+	tty, screen, p := w.ptyRun("--spec", spec, "--", "/bin/sh", "-c", script)
+	codeRe := regexp.MustCompile(`to answer, type:\s+([A-Z2-9]{5}) allow`)
+	first := waitScreen(t, screen, codeRe)[1]
+	waitScreen(t, screen, regexp.MustCompile(`another question \(q[0-9a-f]+\) waits its turn`))
+	if n := len(codeRe.FindAllString(screen.String(), -1)); n != 1 {
+		t.Fatalf("%d questions shown at once:\n%s", n, screen)
+	}
+	tty.Write([]byte(first + " deny\r"))
+	waitScreen(t, screen, regexp.MustCompile(`"answer":"deny","via":"terminal"`))
+	var second string
+	deadline := time.Now().Add(30 * time.Second)
+	for second == "" && time.Now().Before(deadline) {
+		if all := codeRe.FindAllStringSubmatch(screen.String(), -1); len(all) == 2 {
+			second = all[1][1]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if second == "" || second == first {
+		t.Fatalf("the second question was not shown with its own code:\n%s", screen)
+	}
+	tty.Write([]byte(second + " allow\r"))
+	waitScreen(t, screen, regexp.MustCompile(`"answer":"allow","via":"terminal"`))
+	if code := p.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, screen)
+	}
+}
