@@ -44,21 +44,12 @@ func Connect(ctx context.Context, proxyURL, host, port string, stdin io.Reader, 
 	if err != nil {
 		return err
 	}
-	u, err := url.Parse(proxyURL)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "") {
-		return errors.New("connect: HTTP_PROXY is not an http:// proxy URL: run it inside an lnk sandbox")
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", u.Host)
+	c, creds, err := DialProxy(ctx, proxyURL)
 	if err != nil {
-		return fmt.Errorf("connect: cannot reach the proxy: %v", err)
+		return fmt.Errorf("connect: %w", err)
 	}
 	defer c.Close()
-	req := "CONNECT " + auth + " HTTP/1.1\r\nHost: " + auth + "\r\n"
-	if u.User != nil {
-		pass, _ := u.User.Password()
-		req += "Proxy-Authorization: " + basicAuth(u.User.Username(), pass) + "\r\n"
-	}
+	req := "CONNECT " + auth + " HTTP/1.1\r\nHost: " + auth + "\r\n" + creds
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
 		return fmt.Errorf("connect: %v", err)
@@ -95,6 +86,28 @@ func closeWriteConn(c net.Conn) {
 }
 
 // basicAuth is the Proxy-Authorization value for user and password.
+// DialProxy connects to the sandbox's proxy named by proxyURL (the
+// sandbox's HTTP_PROXY) and returns the connection and the
+// Proxy-Authorization header line ("" without credentials) that its
+// request must carry.
+func DialProxy(ctx context.Context, proxyURL string) (net.Conn, string, error) {
+	u, err := url.Parse(proxyURL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "") {
+		return nil, "", errors.New("HTTP_PROXY is not an http:// proxy URL: run it inside an lnk sandbox")
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot reach the sandbox's proxy: %v", err)
+	}
+	creds := ""
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		creds = "Proxy-Authorization: " + basicAuth(u.User.Username(), pass) + "\r\n"
+	}
+	return c, creds, nil
+}
+
 func basicAuth(user, pass string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }

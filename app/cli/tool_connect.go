@@ -3,19 +3,16 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"lnk.dev/sandbox/confine"
 	"lnk.dev/sandbox/spec"
 )
 
@@ -55,22 +52,13 @@ server runs outside, and each call asks the person unless allowed.`,
 // proxyURL and relays stdin to it and it to stdout until the bridge
 // closes the connection (after stdin's end, once the answers are in).
 func toolConnect(ctx context.Context, proxyURL, name string, stdin io.Reader, stdout io.Writer) error {
-	u, err := url.Parse(proxyURL)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "") {
-		return errors.New("tool connect: HTTP_PROXY is not an http:// proxy URL: run it inside an lnk sandbox")
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", u.Host)
+	c, creds, err := confine.DialProxy(ctx, proxyURL)
 	if err != nil {
-		return fmt.Errorf("tool connect: cannot reach the sandbox's proxy: %v", err)
+		return fmt.Errorf("tool connect: %w", err)
 	}
 	defer c.Close()
 	req := "GET http://lnk.sandbox/tools/" + name + " HTTP/1.1\r\nHost: lnk.sandbox\r\n" +
-		"Connection: Upgrade\r\nUpgrade: lnk-mcp\r\n"
-	if u.User != nil {
-		pass, _ := u.User.Password()
-		req += "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)) + "\r\n"
-	}
+		"Connection: Upgrade\r\nUpgrade: lnk-mcp\r\n" + creds
 	_ = c.SetDeadline(time.Now().Add(time.Minute))
 	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
 		return fmt.Errorf("tool connect: %v", err)
