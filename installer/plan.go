@@ -138,7 +138,9 @@ func (o Options) Plan(icon []byte) (*Plan, error) {
 	}
 	switch o.OS {
 	case "windows":
-		planWindows(p, o)
+		if err := planWindows(p, o); err != nil {
+			return nil, err
+		}
 	case "darwin":
 		planDarwin(p, o)
 	default:

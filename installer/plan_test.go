@@ -85,6 +85,8 @@ func TestPlanRefuses(t *testing.T) {
 		"no state":      {OS: "linux", Home: "/h", Exe: "/bin/lnk"},
 		"newline":       {OS: "linux", Home: "/h", StateDir: "/s", Exe: "/bin/lnk\nX-Injected=1"},
 		"not utf-8":     {OS: "linux", Home: "/h", StateDir: "/s", Exe: "/bin/\xfflnk"},
+		"quote in a windows path": {OS: "windows", Home: `C:\h`, LocalAppData: `C:\a`, StateDir: `C:\s`,
+			Exe: `C:\a"b\lnk.exe`, InPlace: true},
 	} {
 		if _, err := o.Plan(nil); err == nil {
 			t.Errorf("%s: planned", name)
@@ -104,16 +106,6 @@ func TestQuoting(t *testing.T) {
 	} {
 		if got := desktopExec(in); got != want {
 			t.Errorf("desktopExec(%q) = %s, want %s", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		`C:\lnk\lnk.exe`:      `C:\lnk\lnk.exe`,
-		`C:\Jane Doe\lnk.exe`: `"C:\Jane Doe\lnk.exe"`,
-		`C:\a"b\`:             `"C:\a\"b\\"`,
-		`C:\dir with space\\`: `"C:\dir with space\\\\"`,
-	} {
-		if got := windowsCommand(in); got != want {
-			t.Errorf("windowsCommand(%q) = %s, want %s", in, got, want)
 		}
 	}
 	if got := systemdQuote(`/a b/$x%"\`); got != `"/a b/$$x%%\"\\"` {

@@ -1,47 +1,25 @@
 package installer
 
-import "strings"
+import (
+	"fmt"
 
-// planWindows plans the Run value that starts the tray at login.
-func planWindows(p *Plan, o Options) {
+	"lnk.dev/sandbox/confine"
+)
+
+// planWindows plans the Run value that starts the tray at login. Its
+// command line is quoted as Windows splits it (confine's
+// WindowsCommandLine, the Windows runner's own quoting).
+func planWindows(p *Plan, o Options) error {
 	if o.Autostart != AutostartNone {
+		cmd, err := confine.WindowsCommandLine([]string{p.Binary, "sandbox", "tray"})
+		if err != nil {
+			return fmt.Errorf("install: the login entry for %s: %v: install lnk in a plain folder", p.Binary, err)
+		}
 		p.Run = append(p.Run, RunValue{
-			Name: RunName, Command: windowsCommand(p.Binary, "sandbox", "tray"),
+			Name: RunName, Command: cmd,
 			What: `autostart: HKCU\` + RunKey + ` starts the tray when you log in`,
 		})
 	}
 	p.Notes = append(p.Notes, "no Start menu shortcut is made on Windows yet: run 'lnk sandbox tray' or log in again")
-}
-
-// windowsCommand quotes a command line as Windows programs parse it
-// (CommandLineToArgvW): arguments with spaces or quotes are quoted, with
-// backslashes before a quote doubled.
-func windowsCommand(args ...string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && !strings.ContainsAny(a, " \t\"") {
-			out[i] = a
-			continue
-		}
-		var b strings.Builder
-		b.WriteByte('"')
-		slashes := 0
-		for _, r := range a {
-			switch r {
-			case '\\':
-				slashes++
-				continue
-			case '"':
-				b.WriteString(strings.Repeat(`\`, 2*slashes+1))
-			default:
-				b.WriteString(strings.Repeat(`\`, slashes))
-			}
-			slashes = 0
-			b.WriteRune(r)
-		}
-		b.WriteString(strings.Repeat(`\`, 2*slashes))
-		b.WriteByte('"')
-		out[i] = b.String()
-	}
-	return strings.Join(out, " ")
+	return nil
 }
