@@ -183,22 +183,5 @@ func runSession(c *cobra.Command, w *apitype.WrapResponse) error {
 			pass = append(pass, s)
 		}
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, pass...)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return failf(ExitFailure, "cannot start the sandbox (%s): %v: see 'lnk sandbox doctor'", w.Argv[0], err)
-	}
-	done := make(chan struct{})
-	go forwardSignals(sigs, done, cmd.Process)
-	err := cmd.Wait()
-	close(done)
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee):
-		return &exitError{code: exitCode(ee)}
-	}
-	return failf(ExitFailure, "the sandbox failed: %v", err)
+	return startWall(cmd, pass)
 }

@@ -59,16 +59,28 @@ func runWrapped(c *cobra.Command, w *apitype.WrapResponse) error {
 	cmd.Env, cmd.Dir = w.Env, w.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
 	cmd.SysProcAttr = ownGroup()
+	return startWall(cmd, forwarded)
+}
+
+// startWall starts the confining command, passes the signals pass on to
+// it, waits, and mirrors its exit code.
+func startWall(cmd *exec.Cmd, pass []os.Signal) error {
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded...)
+	signal.Notify(sigs, pass...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return failf(ExitFailure, "cannot start the sandbox (%s): %v: see 'lnk sandbox doctor'", w.Argv[0], err)
+		return failf(ExitFailure, "cannot start the sandbox (%s): %v: see 'lnk sandbox doctor'", cmd.Path, err)
 	}
 	done := make(chan struct{})
 	go forwardSignals(sigs, done, cmd.Process)
 	err := cmd.Wait()
 	close(done)
+	return wallResult(err)
+}
+
+// wallResult turns the wall's end into lnk's exit: the command's code
+// (128+N for signal N), or lnk's own failure.
+func wallResult(err error) error {
 	if err == nil {
 		return nil
 	}

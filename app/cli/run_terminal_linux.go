@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -104,7 +103,7 @@ func runOnTerminal(w *apitype.WrapResponse) (ok bool, err error) {
 			case <-outDone:
 			case <-time.After(time.Second):
 			}
-			return true, runResult(werr)
+			return true, wallResult(werr)
 		case s := <-sigs:
 			if s == syscall.SIGWINCH {
 				pty.InheritSize(os.Stdin, master)
@@ -120,18 +119,6 @@ func runOnTerminal(w *apitype.WrapResponse) (ok bool, err error) {
 			r.event(e)
 		}
 	}
-}
-
-// runResult turns the wall's end into run's exit.
-func runResult(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return failf(ExitFailure, "the sandbox failed: %v", err)
-	}
-	return &exitError{code: exitCode(ee)}
 }
 
 func readInput(f *os.File, c chan<- []byte) {
